@@ -1,0 +1,515 @@
+"""Load config layers, validate them against a declared schema and resolve one agent (SPEC 3.1).
+
+Precedence, lowest to highest:
+  1. built-in defaults (templates/defaults.yaml)
+  2. each `--config` file, in the order given
+  3. each `--set dotted.key=value`, in the order given
+Mappings merge deeply and lists replace. Then, for the agent being compiled, its
+`agents.list[]` entry (matched by `id`) is merged over `agents.defaults`.
+"""
+
+from __future__ import annotations
+
+import difflib
+import zoneinfo
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Callable, Mapping, Sequence
+
+import yaml
+
+from . import resources, yamlsrc
+from .errors import ConfigError, Location
+from .model import Budgets, HeartbeatConfig, ResolvedConfig, SkillsConfig
+
+# --------------------------------------------------------------------------- schema
+
+
+@dataclass(frozen=True)
+class Field:
+    """A leaf value: `check` returns an error message, or None when the value is fine."""
+
+    check: Callable[[Any], str | None]
+    nullable: bool = False
+    is_path: bool = False
+    """Relative paths are resolved against the directory of the file that set them."""
+
+
+@dataclass(frozen=True)
+class Table:
+    """A mapping with a fixed set of keys."""
+
+    fields: Mapping[str, "Node"]
+
+
+@dataclass(frozen=True)
+class MapOf:
+    """A mapping whose keys are free (model ids, skill names) and whose values share a schema."""
+
+    value: "Node"
+
+
+@dataclass(frozen=True)
+class ListOf:
+    """A list whose items share a schema."""
+
+    item: "Node"
+
+
+Node = Field | Table | MapOf | ListOf
+
+
+def _positive_int(value: Any) -> str | None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        return f"expected a whole number, got {_describe(value)}"
+    return None if value > 0 else f"must be greater than 0, got {value}"
+
+
+def _boolean(value: Any) -> str | None:
+    return None if isinstance(value, bool) else f"expected true or false, got {_describe(value)}"
+
+
+def _string(value: Any) -> str | None:
+    return None if isinstance(value, str) else f"expected a string, got {_describe(value)}"
+
+
+def _nonblank(value: Any) -> str | None:
+    problem = _string(value)
+    if problem is None and not value.strip():
+        return "must not be blank"
+    return problem
+
+
+def _marker(value: Any) -> str | None:
+    problem = _nonblank(value)
+    if problem is None and ("\n" in value or "\\" in value or len(value.strip()) < 3):
+        return "must be one line of at least 3 characters, without backslashes"
+    return problem
+
+
+def _string_list(value: Any) -> str | None:
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        return f"expected a list of strings, got {_describe(value)}"
+    return None
+
+
+def _choice(*choices: str) -> Callable[[Any], str | None]:
+    def check(value: Any) -> str | None:
+        if str(value) in choices and not isinstance(value, bool):
+            return None
+        return f"expected one of {', '.join(choices)}; got {_describe(value)}"
+
+    return check
+
+
+def _timezone(value: Any) -> str | None:
+    problem = _nonblank(value)
+    if problem is not None:
+        return problem
+    try:
+        zoneinfo.ZoneInfo(value)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        return f"unknown IANA time zone {value!r}"
+    return None
+
+
+def _hook(value: Any) -> str | None:
+    problem = _string_list(value)
+    if problem is None:
+        bad = [item for item in value if item.count(":") != 1 or "" in item.split(":")]
+        if bad:
+            return f"hooks must be 'module:function', got {bad[0]!r}"
+    return problem
+
+
+def _describe(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return f"the number {value}"
+    if isinstance(value, str):
+        return f"the string {value!r}"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return type(value).__name__
+
+
+POSITIVE_INT = Field(_positive_int)
+BOOL = Field(_boolean)
+
+AGENT_FIELDS: dict[str, Node] = {
+    "workspace": Field(_nonblank, is_path=True),
+    "bootstrapMaxChars": POSITIVE_INT,
+    "bootstrapTotalMaxChars": POSITIVE_INT,
+    "bootstrapPromptTruncationWarning": Field(_choice("off", "once", "always")),
+    "userTimezone": Field(_timezone, nullable=True),
+    "timeFormat": Field(_choice("auto", "12", "24")),
+    "heartbeat": Table(
+        {"enabled": BOOL, "includeSystemPromptSection": BOOL, "prompt": Field(_string)}
+    ),
+    "subagents": Table({"delegationMode": Field(_choice("suggest", "prefer"))}),
+    "skills": Field(_string_list, nullable=True),
+    "contextLimits": MapOf(POSITIVE_INT),
+    "promptOverlays": Table({"gpt5": Table({"personality": Field(_choice("friendly", "on", "off"))})}),
+    "imageMaxDimensionPx": POSITIVE_INT,
+    "models": MapOf(Table({"alias": Field(_nonblank)})),
+    "docsPath": Field(_nonblank, nullable=True, is_path=True),
+}
+
+AGENT_ENTRY = Table(
+    {
+        "id": Field(_nonblank),
+        **AGENT_FIELDS,
+        "skillsLimits": Table({"maxSkillsPromptChars": POSITIVE_INT}),
+    }
+)
+
+SCHEMA = Table(
+    {
+        "agents": Table({"defaults": Table(AGENT_FIELDS), "list": ListOf(AGENT_ENTRY)}),
+        "skills": Table(
+            {
+                "limits": Table({"maxSkillsPromptChars": POSITIVE_INT, "maxSkillsInPrompt": POSITIVE_INT}),
+                "entries": MapOf(Table({"enabled": BOOL})),
+                "load": Table({"extraDirs": Field(_string_list, is_path=True)}),
+            }
+        ),
+        "tools": Table({"experimental": Table({"planTool": BOOL})}),
+        "prompt": Table(
+            {"cacheBoundaryMarker": Field(_marker), "templateDirs": Field(_string_list, is_path=True)}
+        ),
+        "hooks": Table({"bootstrap": Field(_hook)}),
+    }
+)
+
+# --------------------------------------------------------------------------- layers
+
+
+@dataclass(frozen=True)
+class Layer:
+    """One validated config source."""
+
+    label: str
+    """`defaults`, the config file path, or `--set KEY=VALUE`."""
+    data: Mapping[str, Any]
+    """The validated tree, relative paths already resolved."""
+    locations: Mapping[tuple, Location]
+    """Where each value was written."""
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a resolved value came from."""
+
+    label: str
+    """The layer's label."""
+    location: Location | None
+    """The line in that layer, when it has lines."""
+
+    def __str__(self) -> str:
+        if self.location is None or self.location.line is None:
+            return self.label
+        return f"{self.label} ({self.location})"
+
+
+@dataclass(frozen=True)
+class ConfigSet:
+    """All layers merged, before an agent is picked."""
+
+    tree: Mapping[str, Any]
+    """The merged config tree."""
+    origins: Mapping[tuple, Origin]
+    """Path tuple -> the layer that last set it."""
+
+
+def load(config_paths: Sequence[Path] = (), overrides: Sequence[str] = ()) -> ConfigSet:
+    """Read, validate and merge the defaults, each config file and each `--set` override."""
+    layers = [load_defaults()]
+    layers += [load_file(path) for path in config_paths]
+    layers += [parse_override(text) for text in overrides]
+    return merge_layers(layers)
+
+
+def load_defaults() -> Layer:
+    """The built-in defaults layer."""
+    path = resources.templates_root() / "defaults.yaml"
+    return _validated(yamlsrc.load_file(path, ConfigError), "defaults", base_dir=Path.cwd())
+
+
+def load_file(path: Path) -> Layer:
+    """One `--config` file (YAML or JSON)."""
+    located = yamlsrc.load_file(path, ConfigError)
+    return _validated(located, str(path), base_dir=path.resolve().parent)
+
+
+def parse_override(text: str) -> Layer:
+    """One `--set dotted.key=value`; the value is read as a YAML scalar or flow collection."""
+    label = f"--set {text}"
+    key, sep, raw = text.partition("=")
+    if not sep or not key.strip():
+        raise ConfigError("expected KEY=VALUE", Location(label))
+    try:
+        value = yaml.safe_load(raw) if raw.strip() else ""
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"cannot read value: {exc}", Location(label)) from exc
+    parts = key.strip().split(".")
+    tree: Any = value
+    for part in reversed(parts):
+        tree = {part: tree}
+    located = yamlsrc.Located(tree, {}, label)
+    return _validated(located, label, base_dir=Path.cwd())
+
+
+def _validated(located: yamlsrc.Located, label: str, base_dir: Path) -> Layer:
+    data = located.value if located.value is not None else {}
+    if not isinstance(data, dict):
+        raise ConfigError("a config file must be a mapping at the top", located.where(()))
+    problems: list[ConfigError] = []
+    cleaned = _check(SCHEMA, data, (), located, base_dir, problems)
+    if problems:
+        first = problems[0]
+        if len(problems) > 1:
+            first = ConfigError(f"{first.message} (and {len(problems) - 1} more problems)", first.location)
+        raise first
+    return Layer(label, cleaned, located.locations)
+
+
+def _check(node: Node, value: Any, path: tuple, located: yamlsrc.Located, base_dir: Path, problems: list) -> Any:
+    if isinstance(node, Field):
+        return _check_field(node, value, path, located, base_dir, problems)
+    if isinstance(node, ListOf):
+        if not isinstance(value, list):
+            problems.append(ConfigError(f"{_dotted(path)}: expected a list, got {_describe(value)}", located.where(path)))
+            return value
+        return [_check(node.item, item, path + (i,), located, base_dir, problems) for i, item in enumerate(value)]
+    if not isinstance(value, dict):
+        problems.append(ConfigError(f"{_dotted(path)}: expected a mapping, got {_describe(value)}", located.where(path)))
+        return value
+    if isinstance(node, MapOf):
+        return {key: _check(node.value, item, path + (key,), located, base_dir, problems) for key, item in value.items()}
+    return _check_table(node, value, path, located, base_dir, problems)
+
+
+def _check_table(node: Table, value: dict, path: tuple, located: yamlsrc.Located, base_dir: Path, problems: list) -> dict:
+    result = {}
+    for key, item in value.items():
+        child = node.fields.get(str(key))
+        if child is None:
+            problems.append(ConfigError(_unknown_key(path, str(key), node.fields), located.where(path + (key,))))
+            continue
+        result[key] = _check(child, item, path + (key,), located, base_dir, problems)
+    return result
+
+
+def _check_field(node: Field, value: Any, path: tuple, located: yamlsrc.Located, base_dir: Path, problems: list) -> Any:
+    if value is None and node.nullable:
+        return None
+    problem = node.check(value)
+    if problem is not None:
+        problems.append(ConfigError(f"{_dotted(path)}: {problem}", located.where(path)))
+        return value
+    if node.is_path:
+        return _resolve_paths(value, base_dir)
+    return str(value) if path[-1] == "timeFormat" else value
+
+
+def _resolve_paths(value: str | list[str], base_dir: Path) -> str | list[str]:
+    if isinstance(value, list):
+        return [str(_resolve_path(item, base_dir)) for item in value]
+    return str(_resolve_path(value, base_dir))
+
+
+def _resolve_path(text: str, base_dir: Path) -> Path:
+    path = Path(text).expanduser()
+    return path if path.is_absolute() else (base_dir / path).resolve()
+
+
+def _unknown_key(path: tuple, key: str, known: Mapping[str, Any]) -> str:
+    where = f"{_dotted(path)}." if path else ""
+    message = f"unknown key '{where}{key}'"
+    match = difflib.get_close_matches(key, sorted(known), n=1, cutoff=0.6)
+    if not match:
+        match = [name for name in sorted(known) if name.lower() == key.lower()]
+    return f"{message} (did you mean '{match[0]}'?)" if match else message
+
+
+def _dotted(path: tuple) -> str:
+    return ".".join(f"[{part}]" if isinstance(part, int) else str(part) for part in path).replace(".[", "[")
+
+
+# --------------------------------------------------------------------------- merge
+
+
+def merge_layers(layers: Sequence[Layer]) -> ConfigSet:
+    """Deep-merge layers in order (mappings merge, everything else replaces) with origins."""
+    tree: dict[str, Any] = {}
+    origins: dict[tuple, Origin] = {}
+    for layer in layers:
+        tree = _merge(tree, layer.data)
+        _record_origins(layer, layer.data, (), origins)
+    return ConfigSet(tree, origins)
+
+
+def _merge(base: Any, overlay: Any) -> Any:
+    if isinstance(base, dict) and isinstance(overlay, dict):
+        merged = dict(base)
+        for key, value in overlay.items():
+            merged[key] = _merge(base.get(key), value)
+        return merged
+    return overlay
+
+
+def _record_origins(layer: Layer, value: Any, path: tuple, origins: dict) -> None:
+    if isinstance(value, dict) and value:
+        for key, item in value.items():
+            _record_origins(layer, item, path + (key,), origins)
+        return
+    # A replaced list or scalar forgets the origins of whatever it replaced.
+    for known in [known for known in origins if known[: len(path)] == path]:
+        del origins[known]
+    _record_leaf(layer, value, path, origins)
+
+
+def _record_leaf(layer: Layer, value: Any, path: tuple, origins: dict) -> None:
+    origins[path] = Origin(layer.label, layer.locations.get(path))
+    children = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, item in children:
+        _record_leaf(layer, item, path + (key,), origins)
+
+
+# --------------------------------------------------------------------------- resolve one agent
+
+
+def resolve(configs: ConfigSet, agent: str) -> ResolvedConfig:
+    """The effective settings for `agent`: its list entry merged over `agents.defaults`."""
+    entries = configs.tree["agents"]["list"]
+    entry = _find_agent(configs, entries, agent)
+    settings = _merge(configs.tree["agents"]["defaults"], {k: v for k, v in entry.items() if k != "id"})
+    return _build(configs.tree, settings, entry, agent, _default_agent_id(entries))
+
+
+def _find_agent(configs: ConfigSet, entries: list[dict], agent: str) -> dict:
+    ids = [entry["id"] for entry in entries]
+    for index, entry_id in enumerate(ids):
+        if entry_id in ids[:index]:
+            origin = configs.origins.get(("agents", "list"))
+            raise ConfigError(f"agents.list: duplicate agent id {entry_id!r}", origin.location if origin else None)
+    if agent in ids:
+        return entries[ids.index(agent)]
+    if ids:
+        match = difflib.get_close_matches(agent, ids, n=1)
+        hint = f" (did you mean '{match[0]}'?)" if match else f" (known: {', '.join(ids)})"
+        raise ConfigError(f"unknown agent {agent!r}{hint}")
+    return {}
+
+
+def _default_agent_id(entries: list[dict]) -> str:
+    return entries[0]["id"] if entries else "main"
+
+
+def _build(tree: dict, s: dict, entry: dict, agent: str, default_agent: str) -> ResolvedConfig:
+    skills_tree = tree["skills"]
+    limits = {**skills_tree["limits"], **entry.get("skillsLimits", {})}
+    return ResolvedConfig(
+        agent_id=agent,
+        is_default_agent=agent == default_agent,
+        workspace=s["workspace"],
+        budgets=Budgets(s["bootstrapMaxChars"], s["bootstrapTotalMaxChars"], s["bootstrapPromptTruncationWarning"]),
+        heartbeat=HeartbeatConfig(
+            s["heartbeat"]["enabled"], s["heartbeat"]["includeSystemPromptSection"], s["heartbeat"]["prompt"]
+        ),
+        skills=SkillsConfig(
+            allowlist=tuple(s["skills"]) if s["skills"] is not None else None,
+            max_prompt_chars=limits["maxSkillsPromptChars"],
+            max_in_prompt=limits["maxSkillsInPrompt"],
+            disabled=frozenset(name for name, e in skills_tree["entries"].items() if e.get("enabled") is False),
+            extra_dirs=tuple(skills_tree["load"]["extraDirs"]),
+        ),
+        user_timezone=s["userTimezone"],
+        time_format=s["timeFormat"],
+        delegation_mode=s["subagents"]["delegationMode"],
+        gpt5_personality=s["promptOverlays"]["gpt5"]["personality"],
+        image_max_dimension_px=s["imageMaxDimensionPx"],
+        model_aliases=tuple(sorted((m["alias"], model) for model, m in s["models"].items() if "alias" in m)),
+        docs_path=s["docsPath"],
+        plan_tool=tree["tools"]["experimental"]["planTool"],
+        boundary_marker=tree["prompt"]["cacheBoundaryMarker"],
+        template_dirs=tuple(tree["prompt"]["templateDirs"]),
+        hooks=tuple(tree["hooks"]["bootstrap"]),
+        context_limits=MappingProxyType(dict(s["contextLimits"])),
+        tree=_freeze(tree),
+    )
+
+
+def _freeze(value: Any) -> Any:
+    if isinstance(value, dict):
+        return MappingProxyType({key: _freeze(item) for key, item in value.items()})
+    if isinstance(value, list):
+        return tuple(_freeze(item) for item in value)
+    return value
+
+
+# --------------------------------------------------------------------------- explain
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """A resolved value and where it came from."""
+
+    key: str
+    """The dotted key asked about."""
+    value: Any
+    """Its value (for an agent key: the agent's effective value)."""
+    origin: Origin
+    """The layer (and line) that set it."""
+
+
+def explain(configs: ConfigSet, key: str, agent: str | None = None) -> Explanation:
+    """Look up a dotted key; `agents.defaults.X` with an agent also considers its list entry."""
+    path = tuple(part for part in key.split(".") if part)
+    if agent is not None and path[:2] == ("agents", "defaults"):
+        entries = configs.tree["agents"]["list"]
+        for index, entry in enumerate(entries):
+            if entry["id"] == agent and _has(entry, path[2:]):
+                origin = _origin_of(configs, ("agents", "list", index) + path[2:])
+                return Explanation(key, _get(entry, path[2:]), origin)
+    if not _has(configs.tree, path):
+        raise ConfigError(_unknown_path(configs.tree, path))
+    return Explanation(key, _get(configs.tree, path), _origin_of(configs, path))
+
+
+def _origin_of(configs: ConfigSet, path: tuple) -> Origin:
+    for end in range(len(path), -1, -1):
+        found = configs.origins.get(path[:end])
+        if found is not None:
+            return found
+    return Origin("defaults", None)
+
+
+def _has(tree: Any, path: tuple) -> bool:
+    for part in path:
+        if not isinstance(tree, dict) or part not in tree:
+            return False
+        tree = tree[part]
+    return True
+
+
+def _get(tree: Any, path: tuple) -> Any:
+    for part in path:
+        tree = tree[part]
+    return tree
+
+
+def _unknown_path(tree: dict, path: tuple) -> str:
+    node: Any = tree
+    for depth, part in enumerate(path):
+        if not isinstance(node, dict) or part not in node:
+            known = node if isinstance(node, dict) else {}
+            return _unknown_key(path[:depth], part, known)
+        node = node[part]
+    return f"unknown key '{'.'.join(path)}'"

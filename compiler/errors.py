@@ -1,0 +1,66 @@
+"""One error type for everything a user can get wrong, each carrying where it happened."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Location:
+    """A place in a user's file; any part may be unknown."""
+
+    path: str | None = None
+    """The file, as the user named it (or as we found it)."""
+    line: int | None = None
+    """1-based line number."""
+    column: int | None = None
+    """1-based column number."""
+
+    def __str__(self) -> str:
+        parts = [self.path or "<input>"]
+        if self.line is not None:
+            parts.append(str(self.line))
+            parts.append(str(self.column if self.column is not None else 1))
+        return ":".join(parts)
+
+
+class PromptcError(Exception):
+    """Bad input or usage. The CLI prints `promptc: error: <location>: <message>` and exits 2."""
+
+    def __init__(self, message: str, location: Location | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.location = location
+
+    def __str__(self) -> str:
+        if self.location is None:
+            return self.message
+        return f"{self.location}: {self.message}"
+
+
+class ConfigError(PromptcError):
+    """A config file or `--set` override is malformed, unknown or out of range."""
+
+
+class RunFactsError(PromptcError):
+    """The per-turn run facts are malformed."""
+
+
+class TemplateError(PromptcError):
+    """A section template has bad metadata, bad syntax or reads a variable it may not."""
+
+
+class WorkspaceError(PromptcError):
+    """The workspace cannot be used at all (missing directory, unreadable state file)."""
+
+
+class HookError(PromptcError):
+    """A bootstrap hook failed; the message names the hook."""
+
+
+class TranscriptError(PromptcError):
+    """A session transcript cannot be read or repaired."""
+
+
+class UsageError(PromptcError):
+    """The command line itself is wrong."""

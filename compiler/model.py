@@ -1,0 +1,420 @@
+"""Frozen data types that flow between the pipeline stages. No I/O and no Jinja here."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any, Literal, Mapping
+
+SessionKind = Literal["main", "subagent", "cron", "heartbeat"]
+PromptMode = Literal["full", "minimal", "none"]
+Side = Literal["stable", "volatile"]
+FileStatus = Literal["ok", "truncated", "missing", "skipped", "dropped"]
+
+SESSION_KINDS: tuple[str, ...] = ("main", "subagent", "cron", "heartbeat")
+PROMPT_MODES: tuple[str, ...] = ("full", "minimal", "none")
+SIDES: tuple[str, ...] = ("stable", "volatile")
+
+BOOTSTRAP_FILE_NAMES: tuple[str, ...] = (
+    "AGENTS.md",
+    "SOUL.md",
+    "TOOLS.md",
+    "IDENTITY.md",
+    "USER.md",
+    "HEARTBEAT.md",
+    "BOOTSTRAP.md",
+    "MEMORY.md",
+)
+"""The fixed load order (SPEC 5.1). `memory.md` stands in for MEMORY.md when only it exists."""
+
+DYNAMIC_FILE_NAMES: frozenset[str] = frozenset({"HEARTBEAT.md"})
+"""Bootstrap files that render below the cache boundary."""
+
+
+# --------------------------------------------------------------------------- run facts
+
+
+@dataclass(frozen=True)
+class Tool:
+    """One tool the model can call this turn."""
+
+    name: str
+    """The tool's name as the runtime spells it."""
+    summary: str = ""
+    """A one-line description; empty renders the bare name."""
+
+
+@dataclass(frozen=True)
+class Sandbox:
+    """Where the agent's commands run."""
+
+    enabled: bool = False
+    """Whether tool calls are confined to a sandbox."""
+    paths: tuple[str, ...] = ()
+    """Paths visible inside the sandbox; the first is the working directory."""
+    elevated_exec: bool = False
+    """Whether an elevated (host) exec escape hatch exists."""
+
+
+@dataclass(frozen=True)
+class RunFacts:
+    """Everything about one turn that is not config (SPEC 3.2). Keys match `--run` files."""
+
+    agent: str = "main"
+    """The agent id, matched against `agents.list[].id`."""
+    session: SessionKind = "main"
+    """The kind of session this turn belongs to."""
+    mode: PromptMode | None = None
+    """Prompt mode; None means the default for the session kind."""
+    harness: Literal["default", "codex"] = "default"
+    """`codex` splits the output into instructions / developer / turn surfaces."""
+    channel: str | None = None
+    """Messaging channel (telegram, discord, webchat, ...)."""
+    chat_type: Literal["direct", "group"] | None = None
+    """Direct or group chat."""
+    capabilities: tuple[str, ...] = ()
+    """Channel capabilities, canonicalised (lowercased, deduplicated, sorted)."""
+    delivery: Literal["normal", "message_tool_only"] = "normal"
+    """How replies reach the user."""
+    native_approvals: bool = False
+    """Whether the channel shows native approval cards."""
+    tools: tuple[Tool, ...] = ()
+    """Tools available this turn, in the caller's order (the renderer canonicalises)."""
+    sandbox: Sandbox = field(default_factory=Sandbox)
+    """Sandbox facts."""
+    provider: str | None = None
+    """Model provider id (anthropic, openai, codex, ...)."""
+    model_api: str | None = None
+    """Model API family (anthropic-messages, openai-responses, ...)."""
+    model: str | None = None
+    """Model id, usually `provider/model`."""
+    default_model: str | None = None
+    """The agent's configured default model."""
+    host: str | None = None
+    """Host name for the runtime line."""
+    os: str | None = None
+    """Operating system for the runtime line."""
+    arch: str | None = None
+    """CPU architecture for the runtime line."""
+    python: str | None = None
+    """Python version for the runtime line."""
+    shell: str | None = None
+    """Shell for the runtime line."""
+    repo_root: str | None = None
+    """Repository root for the runtime line."""
+    thinking: str | None = None
+    """Thinking level; None renders `off`."""
+    reasoning: str | None = None
+    """Reasoning visibility (off / on / stream); None renders `off`."""
+    owners: tuple[str, ...] = ()
+    """Allowlisted sender ids."""
+    extra_prompt: str | None = None
+    """Group-chat or sub-agent context supplied by the runtime."""
+    reactions: str | None = None
+    """Reaction guidance level (minimal / extensive)."""
+    tts_hint: str | None = None
+    """Text-to-speech hint."""
+    heartbeat_prompt: str | None = None
+    """Heartbeat prompt override for this turn; None uses the configured one."""
+    memory_tools: bool = False
+    """Whether memory_search / memory_get are available."""
+    light_context: bool = False
+    """Lightweight bootstrap context (heartbeat keeps HEARTBEAT.md only; cron keeps nothing)."""
+    startup_memory: str | None = None
+    """Recent daily-memory excerpt on the first turn after /new or /reset."""
+
+    @property
+    def effective_mode(self) -> PromptMode:
+        """The prompt mode this turn uses: explicit, else minimal for subagent/cron, else full."""
+        if self.mode is not None:
+            return self.mode
+        return "minimal" if self.session in ("subagent", "cron") else "full"
+
+
+# --------------------------------------------------------------------------- resolved config
+
+
+@dataclass(frozen=True)
+class Budgets:
+    """Bootstrap budgets for one agent (SPEC 5.4)."""
+
+    max_chars: int = 20000
+    """Per-file budget."""
+    total_max_chars: int = 60000
+    """Budget across all bootstrap files."""
+    warning: Literal["off", "once", "always"] = "always"
+    """When the fixed truncation notice is rendered."""
+
+
+@dataclass(frozen=True)
+class HeartbeatConfig:
+    """Heartbeat settings for one agent."""
+
+    enabled: bool = False
+    """Heartbeats on (they only ever apply to the default agent)."""
+    include_section: bool = True
+    """Whether HEARTBEAT.md and the Heartbeats section reach the prompt."""
+    prompt: str = ""
+    """The heartbeat prompt text."""
+
+
+@dataclass(frozen=True)
+class SkillsConfig:
+    """Skill discovery, eligibility and budget settings for one agent."""
+
+    allowlist: tuple[str, ...] | None = None
+    """Skill names the agent may use; None means all."""
+    max_prompt_chars: int = 18000
+    """Budget for the whole `<available_skills>` block."""
+    max_in_prompt: int = 150
+    """At most this many skills are listed."""
+    disabled: frozenset[str] = frozenset()
+    """Names with `skills.entries.<name>.enabled: false`."""
+    extra_dirs: tuple[str, ...] = ()
+    """More skill roots, lowest precedence first."""
+
+
+@dataclass(frozen=True)
+class ResolvedConfig:
+    """Config for one agent after all layers are merged and validated (SPEC 3.1)."""
+
+    agent_id: str
+    """The agent this config was resolved for."""
+    is_default_agent: bool
+    """True for the first `agents.list` entry (or `main` when the list is empty)."""
+    workspace: str
+    """Workspace directory (absolute, or relative to the first config file's directory)."""
+    budgets: Budgets
+    """Bootstrap budgets."""
+    heartbeat: HeartbeatConfig
+    """Heartbeat settings."""
+    skills: SkillsConfig
+    """Skills settings."""
+    user_timezone: str | None
+    """IANA zone; the Date & Time section appears only when set."""
+    time_format: str
+    """`auto` / `12` / `24`; reported, never rendered above the boundary."""
+    delegation_mode: str
+    """`suggest` / `prefer`."""
+    gpt5_personality: str
+    """`friendly` / `on` / `off`."""
+    image_max_dimension_px: int
+    """Longest image side kept when sanitising transcripts."""
+    model_aliases: tuple[tuple[str, str], ...]
+    """(alias, provider/model) pairs, sorted by alias."""
+    docs_path: str | None
+    """Local docs directory; None uses the public docs URL."""
+    plan_tool: bool
+    """`tools.experimental.planTool`."""
+    boundary_marker: str
+    """The in-band cache boundary marker."""
+    template_dirs: tuple[str, ...]
+    """User template dirs, searched before the built-in ones."""
+    hooks: tuple[str, ...]
+    """`module:function` bootstrap hooks."""
+    context_limits: Mapping[str, Any]
+    """Runtime excerpt budgets; reported only."""
+    tree: Mapping[str, Any]
+    """The whole merged config tree, for `requires.config` lookups and reports."""
+
+    def lookup(self, dotted: str) -> Any:
+        """The value at a dotted path in the merged tree, or None."""
+        node: Any = self.tree
+        for part in dotted.split("."):
+            if not isinstance(node, Mapping) or part not in node:
+                return None
+            node = node[part]
+        return node
+
+
+# --------------------------------------------------------------------------- output
+
+
+@dataclass(frozen=True)
+class RenderedSection:
+    """One section's output."""
+
+    id: str
+    """Section id."""
+    side: str
+    """`stable` or `volatile`."""
+    title: str
+    """Report label."""
+    text: str
+    """Normalised output (never empty)."""
+    source: str
+    """The template file, or `provider:<slot>` for an override."""
+
+
+# --------------------------------------------------------------------------- workspace
+
+
+@dataclass(frozen=True)
+class WorkspaceFile:
+    """One bootstrap file as loaded from disk, frontmatter already stripped."""
+
+    name: str
+    """The canonical name (`AGENTS.md`, ...; `memory.md` when that fallback was used)."""
+    path: str
+    """Absolute path where the file is (or was expected)."""
+    content: str | None
+    """Text after decoding, newline normalisation and frontmatter removal; None if not read."""
+    status: FileStatus = "ok"
+    """`ok`, or `missing` / `skipped` when there is no content."""
+    reason: str | None = None
+    """Why a file was skipped (`too large`, `outside workspace`, ...)."""
+    raw_chars: int = 0
+    """Characters of the decoded file before frontmatter removal."""
+    frontmatter: Mapping[str, Any] | None = None
+    """Parsed frontmatter metadata, kept for diagnostics; never injected."""
+    diagnostics: tuple[str, ...] = ()
+    """Human-readable notes about this file (bad bytes, unclosed frontmatter, ...)."""
+
+
+@dataclass(frozen=True)
+class ContextFile:
+    """A bootstrap file after the budget stage: what is injected and why."""
+
+    name: str
+    """Canonical file name."""
+    path: str
+    """Absolute path."""
+    text: str
+    """The injected text (may be a missing-file marker or empty when dropped)."""
+    status: FileStatus
+    """`ok`, `truncated`, `missing`, `skipped` or `dropped`."""
+    reason: str | None
+    """Why the file is not injected whole."""
+    raw_chars: int
+    """Characters before truncation."""
+    injected_chars: int
+    """Characters injected (len(text))."""
+    frontmatter: Mapping[str, Any] | None = None
+    """Frontmatter metadata found in the file."""
+
+    @property
+    def dynamic(self) -> bool:
+        """Whether this file renders below the cache boundary."""
+        return self.name in DYNAMIC_FILE_NAMES
+
+    @property
+    def injected(self) -> bool:
+        """Whether the file contributes text to the prompt."""
+        return self.status in ("ok", "truncated", "missing") and bool(self.text)
+
+
+@dataclass(frozen=True)
+class Skill:
+    """One discovered skill (SPEC 6)."""
+
+    name: str
+    """Frontmatter `name`, or the directory name."""
+    description: str
+    """Frontmatter `description`."""
+    location: str
+    """Path of the SKILL.md file."""
+    version: str
+    """`sha256:` + the first 16 hex digits of SHA-256 of the raw SKILL.md bytes."""
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+    """The whole frontmatter mapping, for eligibility checks."""
+
+
+@dataclass(frozen=True)
+class SkillEntry:
+    """A skill as reported: whether it made it into the prompt."""
+
+    name: str
+    """Skill name."""
+    location: str
+    """Path of the SKILL.md file."""
+    version: str
+    """Content version."""
+    included: bool
+    """False when the budget or count limit cut it."""
+    reason: str | None = None
+    """Why it is not included (`ineligible: ...`, `budget`, ...)."""
+
+
+@dataclass(frozen=True)
+class SkillsBlock:
+    """The rendered skills list and what happened to each skill."""
+
+    text: str
+    """The `<available_skills>` block (with a note line when something was cut); empty if none."""
+    entries: tuple[SkillEntry, ...] = ()
+    """Every discovered skill with its fate, sorted by name."""
+    note: str | None = None
+    """What the budget cut, when anything was cut."""
+    diagnostics: tuple[str, ...] = ()
+    """Skills skipped at discovery (no description, bad frontmatter, too large, duplicate name)."""
+
+
+@dataclass(frozen=True)
+class LoadedWorkspace:
+    """The workspace half of the pipeline, ready for the renderer."""
+
+    root: str
+    """Absolute workspace directory."""
+    files: tuple[ContextFile, ...]
+    """Bootstrap files after filters and budgets, in load order."""
+    skills: SkillsBlock
+    """The skills list."""
+    heartbeat_skip: bool = False
+    """True when HEARTBEAT.md exists and is effectively empty: the caller may skip the model call."""
+    show_truncation_notice: bool = False
+    """Whether the fixed bootstrap notice renders (per the warning mode)."""
+    truncation_signature: str | None = None
+    """Stable signature of this truncation (budgets + per-file counts); None when nothing was cut."""
+    diagnostics: tuple[str, ...] = ()
+    """Notes for the context report and JSON `warnings`."""
+
+
+# --------------------------------------------------------------------------- result
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """A compiled prompt and everything a report needs about how it was made."""
+
+    stable: str
+    """Everything above the cache boundary."""
+    volatile: str
+    """Everything below it."""
+    text: str
+    """The whole prompt with the marker in-band (none mode: no marker)."""
+    boundary: str | None
+    """The marker, or None in none mode."""
+    mode: PromptMode
+    """The prompt mode used."""
+    agent: str
+    """Agent id."""
+    session: SessionKind
+    """Session kind."""
+    sections: tuple[RenderedSection, ...]
+    """Rendered sections in output order."""
+    outline: tuple[tuple[str, bool, str], ...]
+    """Every section in catalogue order: (id, rendered?, why)."""
+    files: tuple[ContextFile, ...]
+    """Bootstrap files with status and counts, in load order."""
+    skills: SkillsBlock
+    """The skills list and each skill's fate."""
+    heartbeat_skip: bool
+    """HEARTBEAT.md exists and is effectively empty: the caller may skip the model call."""
+    warnings: tuple[str, ...]
+    """Diagnostics worth a human's attention."""
+    surfaces: Mapping[str, str] | None = None
+    """Codex harness: `instructions`, `developer` and `turn` texts; None otherwise."""
+
+    @property
+    def stable_sha256(self) -> str:
+        """SHA-256 of the stable part: the cache key a provider would see."""
+        return _sha256(self.stable)
+
+    @property
+    def volatile_sha256(self) -> str:
+        """SHA-256 of the volatile part."""
+        return _sha256(self.volatile)
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()

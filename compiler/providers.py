@@ -1,0 +1,150 @@
+"""Provider contributions: stable prefix, dynamic suffix and slot overrides (SPEC 4.4)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+from . import resources, yamlsrc
+from .errors import Location, PromptcError
+from .model import ResolvedConfig, RunFacts
+
+SLOT_KEYS = ("interaction_style", "tool_call_style", "execution_bias")
+ENTRY_POINT_GROUP = "promptc.providers"
+GPT5_MODEL = re.compile(r"(^|[/:])gpt-5([.-]|$)", re.IGNORECASE)
+GPT5_PROVIDERS = frozenset({"openai", "codex", "codex-cli", "openai-codex", "azure-openai", "azure-openai-responses"})
+
+
+@dataclass(frozen=True)
+class Contribution:
+    """What one provider adds to the prompt."""
+
+    stable_prefix: str | None = None
+    """Text placed above the boundary, before the safety section."""
+    dynamic_suffix: str | None = None
+    """Text placed below the boundary, before the heartbeats and runtime sections."""
+    section_overrides: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    """Slot id -> a complete replacement section (heading included)."""
+    sources: tuple[str, ...] = ()
+    """Where the parts came from, for reports."""
+
+
+def merge(contributions: Iterable[Contribution]) -> Contribution:
+    """Prefixes and suffixes join as the distinct non-blank texts in order; overrides: later wins."""
+    items = list(contributions)
+    overrides: dict[str, str] = {}
+    for item in items:
+        overrides.update({k: v for k, v in item.section_overrides.items() if v and v.strip()})
+    return Contribution(
+        stable_prefix=_join_distinct(item.stable_prefix for item in items),
+        dynamic_suffix=_join_distinct(item.dynamic_suffix for item in items),
+        section_overrides=MappingProxyType(dict(sorted(overrides.items()))),
+        sources=tuple(source for item in items for source in item.sources),
+    )
+
+
+def _join_distinct(texts: Iterable[str | None]) -> str | None:
+    distinct = list(dict.fromkeys(_normalise(text) for text in texts if text and text.strip()))
+    return "\n\n".join(distinct) or None
+
+
+def _normalise(text: str) -> str:
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    return "\n".join(line.rstrip() for line in lines).strip()
+
+
+def from_mapping(data: Any, source: str, located: yamlsrc.Located | None = None) -> Contribution:
+    """Validate `{stable_prefix?, dynamic_suffix?, section_overrides?}` from a file or plugin."""
+    where = (lambda path: located.where(path)) if located else (lambda path: Location(source))
+    if not isinstance(data, Mapping):
+        raise PromptcError("a contribution must be a mapping", where(()))
+    for key in data:
+        if key not in ("stable_prefix", "dynamic_suffix", "section_overrides"):
+            raise PromptcError(f"unknown contribution key '{key}'", where((key,)))
+    overrides = data.get("section_overrides") or {}
+    if not isinstance(overrides, Mapping):
+        raise PromptcError("section_overrides must be a mapping", where(("section_overrides",)))
+    for key, value in overrides.items():
+        if key not in SLOT_KEYS:
+            raise PromptcError(f"unknown slot '{key}' (expected {', '.join(SLOT_KEYS)})", where(("section_overrides", key)))
+        if not isinstance(value, str):
+            raise PromptcError(f"override for {key} must be text", where(("section_overrides", key)))
+    for key in ("stable_prefix", "dynamic_suffix"):
+        if data.get(key) is not None and not isinstance(data[key], str):
+            raise PromptcError(f"{key} must be text", where((key,)))
+    return Contribution(
+        data.get("stable_prefix"),
+        data.get("dynamic_suffix"),
+        MappingProxyType({k: _normalise(v) for k, v in overrides.items()}),
+        (source,),
+    )
+
+
+def load_file(path: Path) -> Contribution:
+    """A contribution from a YAML/JSON file (`--contributions`)."""
+    located = yamlsrc.load_file(path, PromptcError)
+    return from_mapping(located.value or {}, str(path), located)
+
+
+# --------------------------------------------------------------------------- built-in overlays
+
+
+def provider_of(run: RunFacts) -> str | None:
+    """The provider id: explicit, else the `provider/` prefix of the model id."""
+    if run.provider:
+        return run.provider.lower()
+    if run.model and "/" in run.model:
+        return run.model.split("/", 1)[0].lower()
+    return None
+
+
+def gpt5_applies(run: RunFacts) -> bool:
+    """The GPT-5 overlay applies to gpt-5 model ids routed through the openai/codex providers."""
+    return bool(run.model and GPT5_MODEL.search(run.model)) and provider_of(run) in GPT5_PROVIDERS
+
+
+def gpt5_overlay(cfg: ResolvedConfig, run: RunFacts) -> Contribution | None:
+    """Our behaviour contract for GPT-5 models, plus a friendly interaction style when enabled."""
+    if not gpt5_applies(run):
+        return None
+    overrides = {}
+    if cfg.gpt5_personality in ("friendly", "on"):
+        overrides["interaction_style"] = _overlay_text("gpt5_interaction_style.md")
+    return Contribution(
+        stable_prefix=_overlay_text("gpt5_contract.md"),
+        section_overrides=MappingProxyType(overrides),
+        sources=("builtin:gpt5",),
+    )
+
+
+def _overlay_text(name: str) -> str:
+    return _normalise((resources.templates_root() / "overlays" / name).read_text(encoding="utf-8"))
+
+
+BUILTIN_OVERLAYS: tuple[Callable[[ResolvedConfig, RunFacts], Contribution | None], ...] = (gpt5_overlay,)
+
+
+def from_entry_points(cfg: ResolvedConfig, run: RunFacts) -> list[Contribution]:
+    """Contributions from installed plugins (entry point group `promptc.providers`), by name."""
+    found = []
+    for entry in sorted(metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+        try:
+            result = entry.load()(cfg, run)
+        except Exception as exc:  # a plugin's own bug: report it with its name, not a traceback
+            raise PromptcError(f"provider plugin {entry.name!r} ({entry.value}) failed: {exc}") from exc
+        if isinstance(result, Contribution):
+            found.append(result)
+        elif result is not None:
+            found.append(from_mapping(result, f"entry point {entry.name}"))
+    return found
+
+
+def resolve(cfg: ResolvedConfig, run: RunFacts, extra: Sequence[Contribution] = ()) -> Contribution:
+    """Built-in overlays, then plugins, then `--contributions` files, merged in that order."""
+    builtin = [overlay(cfg, run) for overlay in BUILTIN_OVERLAYS]
+    parts = [c for c in builtin if c is not None] + from_entry_points(cfg, run) + list(extra)
+    return merge(parts)

@@ -1,0 +1,157 @@
+"""Render the selected sections into the stable part, the boundary and the volatile part.
+
+`render` is a pure function of its arguments: it never reads config, the environment or the
+clock. Templates are compiled once per process and reused while their source is unchanged.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+import jinja2
+
+from .errors import Location, TemplateError
+from .model import RenderedSection
+from .sections import Selection, SectionSpec
+from .variables import VOLATILE, Contexts
+
+JOIN = "\n\n"
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """The renderer's result."""
+
+    stable: str
+    """Everything above the boundary."""
+    volatile: str
+    """Everything below the boundary."""
+    text: str
+    """The whole prompt: `stable + JOIN + marker + JOIN + volatile` (none mode: no marker)."""
+    sections: tuple[RenderedSection, ...]
+    """Rendered sections in output order."""
+    outline: tuple[tuple[str, bool, str], ...]
+    """Every section in catalogue order: (id, rendered?, why)."""
+
+
+class _SpecLoader(jinja2.BaseLoader):
+    """Serves section sources by file path, so Jinja errors carry the real file name."""
+
+    def __init__(self) -> None:
+        self.sources: dict[str, str] = {}
+
+    def get_source(self, environment: jinja2.Environment, template: str) -> tuple[str, str, Any]:
+        if template not in self.sources:
+            raise jinja2.TemplateNotFound(template)
+        source = self.sources[template]
+        return source, template, lambda: self.sources.get(template) == source
+
+
+_LOADER = _SpecLoader()
+ENV = jinja2.Environment(
+    loader=_LOADER,
+    undefined=jinja2.StrictUndefined,  # a missing variable is an error, never an empty string
+    autoescape=False,  # prompts are plain text, not HTML
+    trim_blocks=True,  # a block tag's own newline is not output
+    lstrip_blocks=True,  # indentation before a block tag is not output
+    keep_trailing_newline=False,  # section output is trimmed anyway
+    auto_reload=True,
+    cache_size=1000,
+)
+_GATES: dict[str, Any] = {}
+
+
+def render(selections: Sequence[Selection], contexts: Contexts, marker: str, mode: str) -> Rendered:
+    """Render every active section on its side, then join the two sides around the marker."""
+    rendered: list[RenderedSection] = []
+    outline: list[tuple[str, bool, str]] = []
+    for selection in selections:
+        context = contexts.stable if selection.spec.side == "stable" else contexts.volatile
+        section, why = _render_one(selection, context, marker)
+        outline.append((selection.spec.id, section is not None, why))
+        if section is not None:
+            rendered.append(section)
+    stable = JOIN.join(s.text for s in rendered if s.side == "stable")
+    volatile = JOIN.join(s.text for s in rendered if s.side == "volatile")
+    text = JOIN.join(p for p in (stable, volatile) if p) if mode == "none" else stable + JOIN + marker + JOIN + volatile
+    return Rendered(stable, volatile, text, tuple(rendered), tuple(outline))
+
+
+def _render_one(selection: Selection, context: Mapping[str, Any], marker: str) -> tuple[RenderedSection | None, str]:
+    spec = selection.spec
+    if not selection.active:
+        return None, selection.reason
+    if selection.override is not None:
+        text, source = selection.override, f"provider:{spec.slot}"
+    elif spec.when and not gate_passes(spec, context):
+        return None, f"gate is false: {spec.when}"
+    else:
+        text, source = render_template(spec, context), _source_label(spec)
+    text = neutralise(normalise(text), marker)
+    if not text:
+        return None, "rendered empty"
+    return RenderedSection(spec.id, spec.side, spec.title, text, source), selection.reason
+
+
+def _source_label(spec: SectionSpec) -> str:
+    """Built-ins are named by file name only, so reports do not depend on the install path."""
+    return f"builtin:{Path(spec.path).name}" if spec.origin == "builtin" else spec.path
+
+
+def gate_passes(spec: SectionSpec, context: Mapping[str, Any]) -> bool:
+    """Evaluate a section's `when` expression against the context of its side."""
+    try:
+        expression = _GATES.get(spec.when)
+        if expression is None:
+            expression = _GATES[spec.when] = ENV.compile_expression(spec.when, undefined_to_none=False)
+        return bool(expression(**context))
+    except jinja2.TemplateSyntaxError as exc:
+        raise TemplateError(f"invalid 'when' expression: {exc.message}", spec.location("when")) from exc
+    except jinja2.UndefinedError as exc:
+        raise TemplateError(_undefined_message(spec, exc), spec.location("when")) from exc
+
+
+def render_template(spec: SectionSpec, context: Mapping[str, Any]) -> str:
+    """Render one section template; errors name the template file and line."""
+    _LOADER.sources[spec.path] = spec.source
+    try:
+        return ENV.get_template(spec.path).render(context)
+    except jinja2.TemplateSyntaxError as exc:
+        raise TemplateError(f"template syntax error: {exc.message}", Location(spec.path, exc.lineno, 1)) from exc
+    except jinja2.UndefinedError as exc:
+        raise TemplateError(_undefined_message(spec, exc), Location(spec.path, _template_line(exc, spec.path), 1)) from exc
+    except (jinja2.TemplateError, TypeError, ValueError, AttributeError, KeyError) as exc:
+        raise TemplateError(f"template failed: {exc}", Location(spec.path, _template_line(exc, spec.path), 1)) from exc
+
+
+def _undefined_message(spec: SectionSpec, exc: jinja2.UndefinedError) -> str:
+    match = re.search(r"'([A-Za-z_][A-Za-z0-9_]*)' is undefined", str(exc))
+    name = match.group(1) if match else None
+    if spec.side == "stable" and name in VOLATILE:
+        return f"stable section '{spec.id}' reads volatile variable '{name}' (move the section below the boundary)"
+    return f"undefined variable: {exc.message}"
+
+
+def _template_line(exc: BaseException, path: str) -> int | None:
+    """The template line Jinja recorded in the rewritten traceback, if any."""
+    line = None
+    tb = exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == path:
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return line
+
+
+def normalise(text: str) -> str:
+    """CRLF/CR to LF, trailing whitespace stripped per line, whole text trimmed (SPEC 4.1)."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    return "\n".join(line.rstrip() for line in lines).strip()
+
+
+def neutralise(text: str, marker: str) -> str:
+    """Defuse any copy of the boundary marker so the prompt holds it exactly once."""
+    return text.replace(marker, marker[0] + "\\" + marker[1:])

@@ -1,0 +1,146 @@
+"""Read per-turn run facts (SPEC 3.2) from a YAML/JSON file and command-line flags."""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from . import yamlsrc
+from .errors import Location, RunFactsError
+from .model import PROMPT_MODES, SESSION_KINDS, RunFacts, Sandbox, Tool
+
+Convert = Callable[[Any], Any]
+"""Turns a raw value into the field's value, or raises ValueError with a message."""
+
+
+def _text(value: Any) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or isinstance(value, (dict, list)):
+        raise ValueError(f"expected a string, got {type(value).__name__}")
+    return str(value)
+
+
+def _level(value: Any) -> str | None:
+    # YAML 1.1 reads a bare `off` / `on` as a boolean; a level is meant.
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    return _text(value)
+
+
+def _flag(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError(f"expected true or false, got {value!r}")
+    return value
+
+
+def _one_of(*choices: str, optional: bool = False) -> Convert:
+    def convert(value: Any) -> str | None:
+        if value is None and optional:
+            return None
+        if value not in choices:
+            raise ValueError(f"expected one of {', '.join(choices)}; got {value!r}")
+        return value
+
+    return convert
+
+
+def _strings(value: Any) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(item, (str, int)) for item in value):
+        raise ValueError("expected a list of strings")
+    return tuple(str(item) for item in value)
+
+
+def _tools(value: Any) -> tuple[Tool, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise ValueError("expected a list of {name, summary} entries")
+    return tuple(_tool(item) for item in value)
+
+
+def _tool(item: Any) -> Tool:
+    if isinstance(item, str):
+        return Tool(item.strip())
+    if not isinstance(item, dict) or set(item) - {"name", "summary"} or not isinstance(item.get("name"), str):
+        raise ValueError("each tool must be a name or {name, summary}")
+    return Tool(item["name"].strip(), str(item.get("summary") or "").strip())
+
+
+def _sandbox(value: Any) -> Sandbox:
+    if value is None:
+        return Sandbox()
+    if not isinstance(value, dict):
+        raise ValueError("expected a mapping {enabled, paths, elevated_exec}")
+    unknown = set(value) - {"enabled", "paths", "elevated_exec"}
+    if unknown:
+        raise ValueError(f"unknown sandbox key {sorted(unknown)[0]!r}")
+    return Sandbox(
+        _flag(value.get("enabled", False)),
+        _strings(value.get("paths")),
+        _flag(value.get("elevated_exec", False)),
+    )
+
+
+CONVERTERS: dict[str, Convert] = {
+    "agent": lambda v: _text(v) or "main",
+    "session": _one_of(*SESSION_KINDS),
+    "mode": _one_of(*PROMPT_MODES, optional=True),
+    "harness": _one_of("default", "codex"),
+    "chat_type": _one_of("direct", "group", optional=True),
+    "capabilities": _strings,
+    "delivery": _one_of("normal", "message_tool_only"),
+    "native_approvals": _flag,
+    "tools": _tools,
+    "sandbox": _sandbox,
+    "owners": _strings,
+    "memory_tools": _flag,
+    "light_context": _flag,
+    "thinking": _level,
+    "reasoning": _level,
+}
+"""Fields with a converter of their own; every other RunFacts field is optional text."""
+
+FIELD_NAMES: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(RunFacts))
+
+
+def converter(name: str) -> Convert:
+    """The converter for one run-fact key."""
+    return CONVERTERS.get(name, _text)
+
+
+def from_mapping(data: Mapping[str, Any], located: yamlsrc.Located | None = None) -> RunFacts:
+    """Build RunFacts from plain data; unknown keys and bad values raise RunFactsError."""
+    values: dict[str, Any] = {}
+    for key, raw in data.items():
+        where = located.where((key,)) if located else None
+        if key not in FIELD_NAMES:
+            raise RunFactsError(_unknown(str(key)), where)
+        try:
+            values[key] = converter(key)(raw)
+        except ValueError as exc:
+            raise RunFactsError(f"{key}: {exc}", where) from exc
+    return RunFacts(**values)
+
+
+def load(path: Path | None, overrides: Mapping[str, Any]) -> RunFacts:
+    """Run facts from an optional file, then flag overrides (None values are ignored)."""
+    data: dict[str, Any] = {}
+    located = None
+    if path is not None:
+        located = yamlsrc.load_file(path, RunFactsError)
+        if located.value is not None and not isinstance(located.value, dict):
+            raise RunFactsError("run facts must be a mapping", Location(str(path), 1, 1))
+        data = dict(located.value or {})
+    data.update({key: value for key, value in overrides.items() if value is not None})
+    return from_mapping(data, located)
+
+
+def _unknown(key: str) -> str:
+    match = difflib.get_close_matches(key, FIELD_NAMES, n=1, cutoff=0.6)
+    hint = f" (did you mean '{match[0]}'?)" if match else ""
+    return f"unknown run-fact key '{key}'{hint}"

@@ -1,0 +1,106 @@
+"""YAML (and JSON) parsing that remembers the line and column of every value."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .errors import Location, PromptcError
+
+
+@dataclass(frozen=True)
+class Located:
+    """A parsed document plus the location of every node, keyed by its path tuple."""
+
+    value: Any
+    """Plain Python data (dicts, lists, scalars)."""
+    locations: dict[tuple[Any, ...], Location]
+    """Path tuple (keys and list indexes) -> where that value starts."""
+    path: str
+    """The source name used in locations."""
+
+    def where(self, key_path: tuple[Any, ...]) -> Location:
+        """Location of the deepest known node on `key_path` (the document start if none)."""
+        for end in range(len(key_path), -1, -1):
+            found = self.locations.get(tuple(key_path[:end]))
+            if found is not None:
+                return found
+        return Location(self.path, 1, 1)
+
+
+def parse(text: str, path: str, error: type[PromptcError] = PromptcError) -> Located:
+    """Parse one YAML document; a syntax error is raised as `error` with its location."""
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as exc:
+        raise error(_problem(exc), _mark_location(exc, path)) from exc
+    locations: dict[tuple[Any, ...], Location] = {}
+    if node is None:
+        return Located(None, locations, path)
+    try:
+        value = _construct(node, (), locations, path, error)
+    except yaml.YAMLError as exc:
+        raise error(_problem(exc), _mark_location(exc, path)) from exc
+    return Located(value, locations, path)
+
+
+def load_file(path: Path, error: type[PromptcError] = PromptcError) -> Located:
+    """Read and parse a YAML or JSON file; unreadable files are raised as `error`."""
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError as exc:
+        raise error("file not found", Location(str(path))) from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise error(f"cannot read file: {exc}", Location(str(path))) from exc
+    return parse(text, str(path), error)
+
+
+def _construct(node: yaml.Node, key_path: tuple, locations: dict, path: str, error: type) -> Any:
+    locations[key_path] = _node_location(node, path)
+    if isinstance(node, yaml.MappingNode):
+        result: dict[Any, Any] = {}
+        for key_node, value_node in node.value:
+            if not isinstance(key_node, yaml.ScalarNode):
+                raise error("mapping keys must be plain values", _node_location(key_node, path))
+            key = _scalar(key_node)
+            if key in result:
+                raise error(f"duplicate key {key!r}", _node_location(key_node, path))
+            result[key] = _construct(value_node, key_path + (key,), locations, path, error)
+            # Point at the key, not the value: that is the line a reader looks for.
+            locations[key_path + (key,)] = _node_location(key_node, path)
+        return result
+    if isinstance(node, yaml.SequenceNode):
+        return [
+            _construct(item, key_path + (index,), locations, path, error)
+            for index, item in enumerate(node.value)
+        ]
+    return _scalar(node)
+
+
+_CONSTRUCTOR = yaml.constructor.SafeConstructor()
+
+
+def _scalar(node: yaml.Node) -> Any:
+    return _CONSTRUCTOR.construct_object(node, deep=True)
+
+
+def _node_location(node: yaml.Node, path: str) -> Location:
+    mark = node.start_mark
+    return Location(path, mark.line + 1, mark.column + 1)
+
+
+def _mark_location(exc: yaml.YAMLError, path: str) -> Location:
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    if mark is None:
+        return Location(path)
+    return Location(path, mark.line + 1, mark.column + 1)
+
+
+def _problem(exc: yaml.YAMLError) -> str:
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    context = getattr(exc, "context", None)
+    text = f"{context}, {problem}" if context else problem
+    return f"invalid YAML: {text}"
