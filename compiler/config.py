@@ -34,6 +34,8 @@ class Field:
     nullable: bool = False
     is_path: bool = False
     """Relative paths are resolved against the directory of the file that set them."""
+    convert: Callable[[Any], Any] | None = None
+    """Turns a valid raw value into the stored one."""
 
 
 @dataclass(frozen=True)
@@ -96,11 +98,22 @@ def _string_list(value: Any) -> str | None:
 
 def _choice(*choices: str) -> Callable[[Any], str | None]:
     def check(value: Any) -> str | None:
-        if str(value) in choices and not isinstance(value, bool):
+        if _as_choice(value) in choices:
             return None
         return f"expected one of {', '.join(choices)}; got {_describe(value)}"
 
     return check
+
+
+def _choice_field(*choices: str) -> Field:
+    return Field(_choice(*choices), convert=_as_choice)
+
+
+def _as_choice(value: Any) -> str:
+    # YAML 1.1 reads a bare `on` / `off` as a boolean; the word was meant.
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    return str(value)
 
 
 def _timezone(value: Any) -> str | None:
@@ -146,16 +159,16 @@ AGENT_FIELDS: dict[str, Node] = {
     "workspace": Field(_nonblank, is_path=True),
     "bootstrapMaxChars": POSITIVE_INT,
     "bootstrapTotalMaxChars": POSITIVE_INT,
-    "bootstrapPromptTruncationWarning": Field(_choice("off", "once", "always")),
+    "bootstrapPromptTruncationWarning": _choice_field("off", "once", "always"),
     "userTimezone": Field(_timezone, nullable=True),
-    "timeFormat": Field(_choice("auto", "12", "24")),
+    "timeFormat": _choice_field("auto", "12", "24"),
     "heartbeat": Table(
         {"enabled": BOOL, "includeSystemPromptSection": BOOL, "prompt": Field(_string)}
     ),
-    "subagents": Table({"delegationMode": Field(_choice("suggest", "prefer"))}),
+    "subagents": Table({"delegationMode": _choice_field("suggest", "prefer")}),
     "skills": Field(_string_list, nullable=True),
     "contextLimits": MapOf(POSITIVE_INT),
-    "promptOverlays": Table({"gpt5": Table({"personality": Field(_choice("friendly", "on", "off"))})}),
+    "promptOverlays": Table({"gpt5": Table({"personality": _choice_field("friendly", "on", "off")})}),
     "imageMaxDimensionPx": POSITIVE_INT,
     "models": MapOf(Table({"alias": Field(_nonblank)})),
     "docsPath": Field(_nonblank, nullable=True, is_path=True),
@@ -315,7 +328,7 @@ def _check_field(node: Field, value: Any, path: tuple, located: yamlsrc.Located,
         return value
     if node.is_path:
         return _resolve_paths(value, base_dir)
-    return str(value) if path[-1] == "timeFormat" else value
+    return node.convert(value) if node.convert else value
 
 
 def _resolve_paths(value: str | list[str], base_dir: Path) -> str | list[str]:

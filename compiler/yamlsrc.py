@@ -28,7 +28,7 @@ class Located:
             found = self.locations.get(tuple(key_path[:end]))
             if found is not None:
                 return found
-        return Location(self.path, 1, 1)
+        return Location(self.path, 1, 1) if self.locations else Location(self.path)
 
 
 def parse(text: str, path: str, error: type[PromptcError] = PromptcError) -> Located:

@@ -1,0 +1,119 @@
+"""Error reporting and exit codes through `cli.main` (issue 2, 8), and the small commands."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from conftest import EXAMPLES
+
+ERROR_LINE = re.compile(r"^promptc: error: .+\n$")
+
+
+def assert_one_line_error(code: int, out: str, err: str, starts: str) -> None:
+    assert code == 2
+    assert out == ""
+    assert ERROR_LINE.match(err), err
+    assert "Traceback" not in err
+    assert err.startswith("promptc: error: " + starts), err
+
+
+def test_malformed_yaml_config(run_cli, write_yaml, make_workspace):
+    bad = write_yaml("bad.yaml", "agents:\n  defaults: [1,\n")
+    code, out, err = run_cli("render", "--config", bad, "--workspace", make_workspace({}))
+    assert_one_line_error(code, out, err, f"{bad}:3:1: invalid YAML")
+
+
+def test_unknown_config_key_with_suggestion(run_cli, write_yaml, make_workspace):
+    bad = write_yaml("bad.yaml", "prompt:\n  templateDir: []\n")
+    code, out, err = run_cli("render", "--config", bad, "--workspace", make_workspace({}))
+    assert_one_line_error(code, out, err, f"{bad}:2:3: unknown key 'prompt.templateDir' (did you mean 'templateDirs'?)")
+
+
+def test_wrong_type(run_cli, write_yaml, make_workspace):
+    bad = write_yaml("bad.yaml", "tools:\n  experimental:\n    planTool: yes please\n")
+    code, out, err = run_cli("render", "--config", bad, "--workspace", make_workspace({}))
+    assert_one_line_error(code, out, err, f"{bad}:3:5: tools.experimental.planTool: expected true or false")
+
+
+def test_unknown_run_fact_key(run_cli, write_yaml, make_workspace):
+    run = write_yaml("run.yaml", "session: main\nchanel: telegram\n")
+    code, out, err = run_cli("render", "--run", run, "--workspace", make_workspace({}))
+    assert_one_line_error(code, out, err, f"{run}:2:1: unknown run-fact key 'chanel' (did you mean 'channel'?)")
+
+
+def test_bad_run_fact_value(run_cli, write_yaml, make_workspace):
+    run = write_yaml("run.yaml", "session: nap\n")
+    code, out, err = run_cli("render", "--run", run, "--workspace", make_workspace({}))
+    assert_one_line_error(code, out, err, f"{run}:1:1: session: expected one of main, subagent, cron, heartbeat")
+
+
+def test_template_syntax_error(run_cli, tmp_path, make_workspace):
+    templates = tmp_path / "tpl"
+    templates.mkdir()
+    (templates / "bad.md.j2").write_text("---\nid: bad\norder: 5\nside: stable\nmodes: [full]\ntitle: Bad\n---\n{% for %}\n")
+    code, out, err = run_cli("render", "--templates", templates, "--workspace", make_workspace({}))
+    assert_one_line_error(code, out, err, f"{templates / 'bad.md.j2'}:8:1: template syntax error")
+
+
+def test_missing_workspace_dir(run_cli, tmp_path):
+    missing = tmp_path / "nowhere"
+    code, out, err = run_cli("render", "--workspace", missing)
+    assert_one_line_error(code, out, err, f"{missing}: workspace directory not found")
+
+
+def test_bad_usage_is_exit_2(run_cli):
+    code, out, err = run_cli("render", "--format", "pdf")
+    assert_one_line_error(code, out, err, "argument --format")
+
+
+def test_errors_write_nothing(run_cli, write_yaml, tmp_path, make_workspace):
+    target = tmp_path / "out.txt"
+    bad = write_yaml("bad.yaml", "nope: 1\n")
+    code, _, _ = run_cli("render", "--config", bad, "--workspace", make_workspace({}), "--out", target)
+    assert code == 2 and not target.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.yaml", "ws"]
+
+
+def test_run_flags_override_the_run_file(run_cli, write_yaml, make_workspace):
+    run = write_yaml("run.yaml", "channel: telegram\nmodel: a/b\n")
+    code, out, _ = run_cli("render", "--run", run, "--channel", "discord", "--workspace", make_workspace({}))
+    assert code == 0
+    assert "channel=discord" in out and "model=a/b" in out
+
+
+def test_config_explain(run_cli, write_yaml):
+    cfg = write_yaml("c.yaml", "agents:\n  defaults:\n    bootstrapMaxChars: 4321\n")
+    code, out, _ = run_cli("config", "explain", "agents.defaults.bootstrapMaxChars", "--config", cfg)
+    assert code == 0
+    assert out == f"agents.defaults.bootstrapMaxChars = 4321\n  from {cfg} ({cfg}:3:5)\n"
+
+
+def test_config_explain_unknown_key(run_cli):
+    code, out, err = run_cli("config", "explain", "agents.defaults.bootstrapMax")
+    assert_one_line_error(code, out, err, "unknown key 'agents.defaults.bootstrapMax' (did you mean 'bootstrapMaxChars'?)")
+
+
+def test_list_sections_shows_active_and_inactive_with_reasons(run_cli):
+    code, out, _ = run_cli("render", "--config", EXAMPLES / "config.yaml", "--run", EXAMPLES / "run.yaml", "--list-sections")
+    rows = {line.split()[0]: line for line in out.splitlines()}
+    assert code == 0
+    assert rows["identity"].split()[1] == "active"
+    assert "gate is false: sandbox.enabled" in rows["sandbox"]
+    assert "not in mode full" in rows["model_identity"]
+    assert list(rows)[:3] == ["identity", "tooling", "subagent_delegation"]
+
+
+def test_python_dash_m_entry_point():
+    import subprocess
+    import sys
+
+    result = subprocess.run([sys.executable, "-m", "compiler", "render", "--format", "nope"], capture_output=True, text=True)
+    assert result.returncode == 2 and result.stderr.startswith("promptc: error:")
+
+
+@pytest.mark.parametrize("argv", [[], ["config"]])
+def test_no_command_prints_help_and_exits_2(run_cli, argv):
+    code, _, err = run_cli(*argv)
+    assert code == 2 and "usage:" in err

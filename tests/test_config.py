@@ -1,0 +1,141 @@
+"""Config layers, validation with locations, per-agent overrides and origins (issue 2)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from compiler import config
+from compiler.errors import ConfigError
+
+
+def test_defaults_match_the_spec():
+    cfg = config.resolve(config.load(), "main")
+    assert (cfg.budgets.max_chars, cfg.budgets.total_max_chars, cfg.budgets.warning) == (20000, 60000, "always")
+    assert cfg.boundary_marker == "<!-- PROMPT_CACHE_BOUNDARY -->"
+    assert (cfg.skills.max_prompt_chars, cfg.skills.max_in_prompt) == (18000, 150)
+    assert cfg.skills.allowlist is None and cfg.user_timezone is None
+    assert (cfg.delegation_mode, cfg.gpt5_personality, cfg.image_max_dimension_px) == ("suggest", "friendly", 1200)
+    assert cfg.heartbeat.enabled is False and cfg.heartbeat.include_section is True
+
+
+def test_precedence_defaults_then_files_in_order_then_set(write_yaml):
+    a = write_yaml("a.yaml", "agents:\n  defaults:\n    bootstrapMaxChars: 100\n    bootstrapTotalMaxChars: 900\n")
+    b = write_yaml("b.yaml", "agents:\n  defaults:\n    bootstrapMaxChars: 200\n")
+    cfg = config.resolve(config.load([a, b], ["agents.defaults.bootstrapTotalMaxChars=300"]), "main")
+    assert (cfg.budgets.max_chars, cfg.budgets.total_max_chars) == (200, 300)
+
+
+def test_mappings_merge_and_lists_replace(write_yaml):
+    a = write_yaml("a.yaml", "agents:\n  defaults:\n    skills: [x, y]\n    heartbeat: {enabled: true}\n")
+    b = write_yaml("b.yaml", "agents:\n  defaults:\n    skills: [z]\n    heartbeat: {prompt: Beat.}\n")
+    cfg = config.resolve(config.load([a, b]), "main")
+    assert cfg.skills.allowlist == ("z",)
+    assert (cfg.heartbeat.enabled, cfg.heartbeat.prompt) == (True, "Beat.")
+
+
+def test_agent_list_entry_overrides_defaults_for_that_agent_only(write_yaml):
+    path = write_yaml(
+        "c.yaml",
+        "agents:\n  defaults:\n    bootstrapMaxChars: 500\n  list:\n    - id: main\n    - id: work\n      bootstrapMaxChars: 50\n      skillsLimits: {maxSkillsPromptChars: 99}\n",
+    )
+    configs = config.load([path])
+    main, work = config.resolve(configs, "main"), config.resolve(configs, "work")
+    assert (main.budgets.max_chars, work.budgets.max_chars) == (500, 50)
+    assert (main.skills.max_prompt_chars, work.skills.max_prompt_chars) == (18000, 99)
+    assert main.is_default_agent and not work.is_default_agent
+
+
+def test_unknown_agent_suggests_a_known_one(write_yaml):
+    path = write_yaml("c.yaml", "agents:\n  list:\n    - id: work\n")
+    with pytest.raises(ConfigError, match="unknown agent 'wrok' \\(did you mean 'work'\\?\\)"):
+        config.resolve(config.load([path]), "wrok")
+
+
+@pytest.mark.parametrize(
+    "text, message, line, column",
+    [
+        ("agents:\n  defaults:\n    bootstrapMaxChar: 5\n", "unknown key 'agents.defaults.bootstrapMaxChar' (did you mean 'bootstrapMaxChars'?)", 3, 5),
+        ("agents:\n  defaults:\n    bootstrapMaxChars: -5\n", "must be greater than 0", 3, 5),
+        ("agents:\n  defaults:\n    bootstrapMaxChars: many\n", "expected a whole number, got the string 'many'", 3, 5),
+        ("agents:\n  defaults:\n    userTimezone: Mars/Olympus\n", "unknown IANA time zone", 3, 5),
+        ("prompt:\n  templateDirs: nope\n", "expected a list of strings", 2, 3),
+        ("agents:\n  list:\n    - id: a\n      colour: red\n", "unknown key 'agents.list[0].colour'", 4, 7),
+        ("agents: [1, 2\n", "invalid YAML", 2, 1),
+        ("hooks:\n  bootstrap: [not-a-hook]\n", "module:function", 2, 3),
+    ],
+)
+def test_bad_config_errors_name_file_line_and_column(write_yaml, text, message, line, column):
+    path = write_yaml("bad.yaml", text)
+    with pytest.raises(ConfigError) as info:
+        config.load([path])
+    assert message in info.value.message
+    assert (info.value.location.path, info.value.location.line, info.value.location.column) == (str(path), line, column)
+
+
+def test_all_problems_are_counted_in_one_error(write_yaml):
+    path = write_yaml("bad.yaml", "agents:\n  defaults:\n    bootstrapMaxChars: 0\n    timeFormat: 13\n    nope: 1\n")
+    with pytest.raises(ConfigError, match="and 2 more problems"):
+        config.load([path])
+
+
+def test_json_config_is_accepted(write_yaml):
+    path = write_yaml("c.json", '{"agents": {"defaults": {"bootstrapMaxChars": 1234}}}')
+    assert config.resolve(config.load([path]), "main").budgets.max_chars == 1234
+
+
+def test_bare_off_in_yaml_means_the_word(write_yaml):
+    path = write_yaml("c.yaml", "agents:\n  defaults:\n    bootstrapPromptTruncationWarning: off\n")
+    assert config.resolve(config.load([path]), "main").budgets.warning == "off"
+
+
+def test_explain_names_the_layer_and_line(write_yaml):
+    path = write_yaml("c.yaml", "# comment\nagents:\n  defaults:\n    bootstrapMaxChars: 777\n")
+    configs = config.load([path], ["agents.defaults.userTimezone=UTC"])
+    found = config.explain(configs, "agents.defaults.bootstrapMaxChars")
+    assert found.value == 777 and str(found.origin) == f"{path} ({path}:4:5)"
+    assert config.explain(configs, "agents.defaults.userTimezone").origin.label == "--set agents.defaults.userTimezone=UTC"
+    assert config.explain(configs, "skills.limits.maxSkillsInPrompt").origin.label == "defaults"
+
+
+def test_explain_for_an_agent_reports_its_override(write_yaml):
+    path = write_yaml("c.yaml", "agents:\n  list:\n    - id: work\n      bootstrapMaxChars: 9\n")
+    found = config.explain(config.load([path]), "agents.defaults.bootstrapMaxChars", agent="work")
+    assert found.value == 9 and found.origin.location.line == 4
+
+
+def test_relative_paths_resolve_against_the_config_file(tmp_path, write_yaml):
+    (tmp_path / "sub").mkdir()
+    path = tmp_path / "sub" / "c.yaml"
+    path.write_text("agents:\n  defaults:\n    workspace: ws\nprompt:\n  templateDirs: [tpl]\n")
+    cfg = config.resolve(config.load([path]), "main")
+    assert cfg.workspace == str(tmp_path / "sub" / "ws")
+    assert cfg.template_dirs == (str(tmp_path / "sub" / "tpl"),)
+
+
+positive = st.integers(min_value=1, max_value=10**9)
+
+
+@settings(max_examples=60, deadline=None)
+@given(layers=st.lists(st.one_of(st.none(), positive), min_size=1, max_size=5), override=st.one_of(st.none(), positive))
+def test_property_last_layer_that_sets_a_key_wins(tmp_path_factory, layers, override):
+    directory = tmp_path_factory.mktemp("layers")
+    paths = []
+    for index, value in enumerate(layers):
+        path = directory / f"{index}.yaml"
+        body = f"agents:\n  defaults:\n    bootstrapMaxChars: {value}\n" if value is not None else "{}\n"
+        path.write_text(body)
+        paths.append(path)
+    overrides = [f"agents.defaults.bootstrapMaxChars={override}"] if override is not None else []
+    expected = override or next((v for v in reversed(layers) if v is not None), 20000)
+    configs = config.load(paths, overrides)
+    assert config.resolve(configs, "main").budgets.max_chars == expected
+    assert config.explain(configs, "agents.defaults.bootstrapMaxChars").value == expected
+
+
+@settings(max_examples=60, deadline=None)
+@given(value=st.one_of(st.integers(max_value=0), st.text(max_size=5), st.booleans(), st.floats(allow_nan=False)))
+def test_property_non_positive_or_non_integer_budgets_are_rejected(value):
+    with pytest.raises(ConfigError):
+        config.load([], [f"agents.defaults.bootstrapMaxChars={value!r}"] if not isinstance(value, str) else [f"agents.defaults.bootstrapMaxChars='{value}'"])

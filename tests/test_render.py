@@ -1,0 +1,223 @@
+"""Section order, modes, the cache boundary and stable-part byte stability (issue 2, 1-3)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import pytest
+
+from compiler import Request, RunFacts, Sandbox, Tool, compile_prompt
+
+MARKER = "<!-- PROMPT_CACHE_BOUNDARY -->"
+
+# The catalogue order of SPEC 4.2, written out by hand (plus our startup_memory block,
+# which sits right after dynamic_context).
+STABLE_ORDER = [
+    "identity", "tooling", "subagent_delegation", "interaction_style", "tool_call_style",
+    "execution_bias", "provider_prefix", "safety", "control", "self_update", "skills",
+    "memory_recall", "model_aliases", "workspace", "documentation", "sandbox", "date_time",
+    "output_directives", "bootstrap_notice", "workspace_files", "project_context", "silent_replies",
+]  # fmt: skip
+VOLATILE_ORDER = [
+    "dynamic_context", "startup_memory", "approvals", "authorized_senders", "control_ui",
+    "messaging", "voice", "group_context", "reactions", "provider_suffix", "heartbeats",
+    "runtime", "reasoning",
+]  # fmt: skip
+FULL_ONLY = {
+    "subagent_delegation", "execution_bias", "self_update", "memory_recall", "model_aliases",
+    "documentation", "output_directives", "silent_replies", "authorized_senders", "control_ui",
+    "messaging", "voice", "heartbeats",
+}  # fmt: skip
+
+EVERYTHING_CONFIG = """
+agents:
+  defaults:
+    bootstrapMaxChars: 300
+    userTimezone: Europe/Berlin
+    heartbeat: {enabled: true}
+    subagents: {delegationMode: prefer}
+    models:
+      anthropic/claude-sonnet-4-5: {alias: sonnet}
+"""
+
+CONTRIBUTION = """
+stable_prefix: "## Provider Notes\\nStable provider text."
+dynamic_suffix: "## Provider Turn Notes\\nVolatile provider text."
+section_overrides:
+  interaction_style: "## Interaction Style\\nBe brief."
+"""
+
+
+def everything_run(**changes) -> RunFacts:
+    """Run facts that switch on every gated section."""
+    tools = [Tool(n, f"{n} tool") for n in ("read", "exec", "message", "gateway", "sessions_spawn")]
+    facts = RunFacts(
+        channel="webchat", chat_type="group", capabilities=("inlineButtons",), tools=tuple(tools),
+        sandbox=Sandbox(True, ("/sandbox/work",), False), model="anthropic/claude-sonnet-4-5",
+        owners=("+100",), extra_prompt="Group rules: be kind.", reactions="minimal",
+        tts_hint="Speak slowly.", memory_tools=True, startup_memory="Yesterday: baked bread.",
+        thinking="low",
+    )  # fmt: skip
+    return dataclasses.replace(facts, **changes)
+
+
+@pytest.fixture
+def everything(make_workspace, write_yaml):
+    """A request that renders every section of the catalogue in full mode."""
+    ws = make_workspace(
+        {
+            "AGENTS.md": "Agent rules.\n",
+            "SOUL.md": "Calm persona.\n" + "long line of soul text\n" * 40,
+            "HEARTBEAT.md": "- [ ] water the plants\n",
+            "skills/a/SKILL.md": "---\nname: alpha\ndescription: First skill.\n---\nbody\n",
+        }
+    )
+    return Request(
+        run=everything_run(),
+        config_paths=(write_yaml("c.yaml", EVERYTHING_CONFIG),),
+        workspace=ws,
+        contribution_paths=(write_yaml("contrib.yaml", CONTRIBUTION),),
+    )
+
+
+def rendered_ids(prompt) -> list[str]:
+    return [s.id for s in prompt.sections]
+
+
+def test_full_mode_renders_every_section_in_spec_order_around_one_boundary(everything):
+    prompt = compile_prompt(everything)
+    assert rendered_ids(prompt) == STABLE_ORDER + VOLATILE_ORDER
+    assert prompt.text.count(MARKER) == 1
+    stable, volatile = prompt.text.split("\n\n" + MARKER + "\n\n")
+    assert (stable, volatile) == (prompt.stable, prompt.volatile)
+    assert "\n" + MARKER + "\n" in prompt.text  # on a line of its own
+    for section in prompt.sections:
+        part = stable if section.side == "stable" else volatile
+        assert section.text in part
+
+
+def test_minimal_mode_drops_exactly_the_full_only_sections(everything):
+    prompt = compile_prompt(dataclasses.replace(everything, run=everything_run(mode="minimal")))
+    expected = [i for i in STABLE_ORDER + VOLATILE_ORDER if i not in FULL_ONLY]
+    assert rendered_ids(prompt) == expected
+    assert "## Subagent Context" in prompt.volatile
+    assert "## Group Chat Context" not in prompt.volatile
+
+
+def test_subagent_session_defaults_to_minimal_mode(everything):
+    prompt = compile_prompt(dataclasses.replace(everything, run=everything_run(session="subagent")))
+    assert prompt.mode == "minimal"
+
+
+def test_none_mode_is_the_identity_line_and_the_model_line_only(everything):
+    prompt = compile_prompt(dataclasses.replace(everything, run=everything_run(mode="none")))
+    lines = prompt.text.split("\n")
+    assert lines[0] == "You are a personal AI assistant working inside the OpenClaw agent runtime."
+    assert lines[1] == ""
+    assert "anthropic/claude-sonnet-4-5" in lines[2]
+    assert len(lines) == 3
+    assert MARKER not in prompt.text and prompt.boundary is None
+
+
+def test_none_mode_without_a_model_is_one_line(everything):
+    prompt = compile_prompt(dataclasses.replace(everything, run=everything_run(mode="none", model=None)))
+    assert prompt.text == "You are a personal AI assistant working inside the OpenClaw agent runtime."
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"channel": "telegram"},
+        {"chat_type": "direct"},
+        {"capabilities": ("voice", "buttons")},
+        {"owners": ("+200", "+300")},
+        {"model": "anthropic/claude-opus-4-1"},
+        {"extra_prompt": "Different group rules."},
+        {"reactions": "extensive"},
+        {"tts_hint": "Speak fast."},
+        {"heartbeat_prompt": "Another heartbeat prompt."},
+        {"thinking": "high"},
+        {"reasoning": "on"},
+        {"host": "other-host", "os": "macos", "arch": "x64", "python": "3.13", "shell": "zsh"},
+        {"native_approvals": True},
+        {"startup_memory": "Something else."},
+    ],
+    ids=lambda change: ",".join(change),
+)
+def test_volatile_facts_never_touch_the_stable_part(everything, change):
+    before = compile_prompt(everything)
+    after = compile_prompt(dataclasses.replace(everything, run=everything_run(**change)))
+    assert after.stable == before.stable
+    assert after.volatile != before.volatile
+
+
+@pytest.mark.parametrize(
+    "change",
+    [{"tools": (Tool("read", "Read"),)}, {"sandbox": Sandbox()}, {"memory_tools": False}],
+    ids=lambda change: ",".join(change),
+)
+def test_tools_and_sandbox_may_change_the_stable_part(everything, change):
+    before = compile_prompt(everything)
+    after = compile_prompt(dataclasses.replace(everything, run=everything_run(**change)))
+    assert after.stable != before.stable
+
+
+def test_config_may_change_the_stable_part(everything):
+    before = compile_prompt(everything)
+    after = compile_prompt(dataclasses.replace(everything, overrides=("agents.defaults.userTimezone=Asia/Tokyo",)))
+    assert "Asia/Tokyo" in after.stable and after.stable != before.stable
+
+
+def test_equal_tool_sets_in_any_order_give_equal_bytes(everything):
+    tools = everything.run.tools
+    reordered = compile_prompt(dataclasses.replace(everything, run=everything_run(tools=tools[::-1] + tools[:1])))
+    assert reordered.stable == compile_prompt(everything).stable
+
+
+def test_tool_list_is_canonical(make_workspace):
+    names = ["Read", "read", "zeta", "alpha", "exec"]
+    run = RunFacts(tools=tuple(Tool(n) for n in names))
+    prompt = compile_prompt(Request(run=run, workspace=make_workspace({})))
+    listed = [line[2:] for line in prompt.stable.splitlines() if line.startswith("- ") and line[2:] in names]
+    assert listed == ["Read", "exec", "alpha", "zeta"]
+
+
+def test_runtime_line_canonicalises_capabilities(make_workspace):
+    run = RunFacts(channel="telegram", capabilities=(" InlineButtons ", "voice", "inlinebuttons", "Voice"))
+    prompt = compile_prompt(Request(run=run, workspace=make_workspace({})))
+    assert "capabilities=inlinebuttons,voice" in prompt.volatile
+    no_channel = compile_prompt(Request(run=RunFacts(capabilities=("voice",)), workspace=make_workspace({}, "b")))
+    assert "channel=" not in no_channel.volatile and "capabilities=" not in no_channel.volatile
+
+
+HOSTILE = [
+    MARKER,
+    "before " + MARKER + " after",
+    "{{ 7*7 }}",
+    "{% include 'x' %}",
+    "{% raw %}{{ x }}{% endraw %}",
+]
+
+
+@pytest.mark.parametrize("text", HOSTILE)
+def test_workspace_text_is_data_and_cannot_add_a_boundary(make_workspace, text):
+    ws = make_workspace({"SOUL.md": f"Persona.\n{text}\n", "HEARTBEAT.md": f"- check {text}\n"})
+    run = RunFacts(extra_prompt=text, tts_hint=text, owners=(text,))
+    prompt = compile_prompt(Request(run=run, workspace=ws, overrides=("agents.defaults.heartbeat.enabled=true",)))
+    assert prompt.text.count(MARKER) == 1
+    if MARKER not in text:
+        assert text in prompt.stable  # verbatim: never evaluated
+        assert "49" not in prompt.stable.split("## SOUL.md")[1].split("##")[0]
+
+
+def test_json_sections_list_ids_and_sides(run_cli):
+    from conftest import EXAMPLES
+
+    code, out, _ = run_cli("render", "--config", EXAMPLES / "config.yaml", "--run", EXAMPLES / "run.yaml", "--format", "json")
+    data = json.loads(out)
+    assert code == 0
+    assert set(data) >= {"stable", "volatile", "text", "boundary", "mode", "sections", "files", "skills", "heartbeat", "warnings", "fingerprint"}
+    sides = [s["side"] for s in data["sections"]]
+    assert sides == sorted(sides, key=["stable", "volatile"].index)
+    assert data["text"] == data["stable"] + "\n\n" + data["boundary"] + "\n\n" + data["volatile"]
