@@ -251,13 +251,31 @@ def load(config_paths: Sequence[Path] = (), overrides: Sequence[str] = ()) -> Co
 def load_defaults() -> Layer:
     """The built-in defaults layer."""
     path = resources.templates_root() / "defaults.yaml"
-    return _validated(yamlsrc.load_file(path, ConfigError), "defaults", base_dir=Path.cwd())
+    return _cached(path, "defaults", Path.cwd())
 
 
 def load_file(path: Path) -> Layer:
     """One `--config` file (YAML or JSON)."""
-    located = yamlsrc.load_file(path, ConfigError)
-    return _validated(located, str(path), base_dir=path.resolve().parent)
+    return _cached(path, str(path), path.resolve().parent)
+
+
+_LAYER_CACHE: dict[tuple, Layer] = {}
+"""Parsed layers keyed on (path, label, base dir, mtime, size): a runtime compiling every turn
+re-parses a config file only when it changes."""
+
+
+def _cached(path: Path, label: str, base_dir: Path) -> Layer:
+    try:
+        stat = path.stat()
+    except OSError:
+        stat = None  # let load_file report the problem with its location
+    key = (str(path), label, str(base_dir), stat and stat.st_mtime_ns, stat and stat.st_size)
+    layer = _LAYER_CACHE.get(key) if stat else None
+    if layer is None:
+        layer = _validated(yamlsrc.load_file(path, ConfigError), label, base_dir)
+        if stat is not None:
+            _LAYER_CACHE[key] = layer
+    return layer
 
 
 def parse_override(text: str) -> Layer:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from importlib import metadata
@@ -121,6 +122,7 @@ def gpt5_overlay(cfg: ResolvedConfig, run: RunFacts) -> Contribution | None:
     )
 
 
+@functools.cache
 def _overlay_text(name: str) -> str:
     return _normalise((resources.templates_root() / "overlays" / name).read_text(encoding="utf-8"))
 
@@ -128,10 +130,16 @@ def _overlay_text(name: str) -> str:
 BUILTIN_OVERLAYS: tuple[Callable[[ResolvedConfig, RunFacts], Contribution | None], ...] = (gpt5_overlay,)
 
 
+@functools.cache
+def installed_plugins() -> tuple[metadata.EntryPoint, ...]:
+    """Provider plugins, sorted by name; scanned once per process (scanning costs milliseconds)."""
+    return tuple(sorted(metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name))
+
+
 def from_entry_points(cfg: ResolvedConfig, run: RunFacts) -> list[Contribution]:
     """Contributions from installed plugins (entry point group `promptc.providers`), by name."""
     found = []
-    for entry in sorted(metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+    for entry in installed_plugins():
         try:
             result = entry.load()(cfg, run)
         except Exception as exc:  # a plugin's own bug: report it with its name, not a traceback

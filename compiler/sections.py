@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -83,12 +84,29 @@ def discover(template_dirs: Sequence[str | Path] = ()) -> tuple[SectionSpec, ...
     return tuple(specs)
 
 
-def _read_dir(directory: Path, origin: str) -> list[SectionSpec]:
-    if not directory.is_dir():
-        raise TemplateError("template directory not found", Location(str(directory)))
-    specs = [read_section(path, origin) for path in sorted(directory.glob(f"*{SECTION_SUFFIX}"))]
+_DIR_CACHE: dict[tuple[str, str], tuple[tuple, tuple[SectionSpec, ...]]] = {}
+"""(dir, origin) -> (fingerprint of its section files, parsed specs): re-read only on change."""
+
+
+def _read_dir(directory: Path, origin: str) -> tuple[SectionSpec, ...]:
+    fingerprint = _fingerprint(directory)
+    cached = _DIR_CACHE.get((str(directory), origin))
+    if cached is not None and cached[0] == fingerprint:
+        return cached[1]
+    specs = tuple(read_section(directory / name, origin) for name, *_ in fingerprint)
     _check_unique_ids(specs)
+    _DIR_CACHE[(str(directory), origin)] = (fingerprint, specs)
     return specs
+
+
+def _fingerprint(directory: Path) -> tuple[tuple[str, int, int], ...]:
+    """Sorted (name, mtime_ns, size) of the section files in a directory."""
+    try:
+        entries = [e for e in os.scandir(directory) if e.name.endswith(SECTION_SUFFIX)]
+    except (FileNotFoundError, NotADirectoryError) as exc:
+        raise TemplateError("template directory not found", Location(str(directory))) from exc
+    stats = [(e.name, e.stat()) for e in entries]
+    return tuple(sorted((name, st.st_mtime_ns, st.st_size) for name, st in stats))
 
 
 def read_section(path: Path, origin: str = "builtin") -> SectionSpec:

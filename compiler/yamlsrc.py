@@ -11,6 +11,10 @@ import yaml
 from .errors import Location, PromptcError
 
 
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+"""libyaml's parser when PyYAML was built with it (several times faster), else pure Python."""
+
+
 @dataclass(frozen=True)
 class Located:
     """A parsed document plus the location of every node, keyed by its path tuple."""
@@ -34,7 +38,7 @@ class Located:
 def parse(text: str, path: str, error: type[PromptcError] = PromptcError) -> Located:
     """Parse one YAML document; a syntax error is raised as `error` with its location."""
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        node = yaml.compose(text, Loader=_LOADER)
     except yaml.YAMLError as exc:
         raise error(_problem(exc), _mark_location(exc, path)) from exc
     locations: dict[tuple[Any, ...], Location] = {}

@@ -100,3 +100,24 @@ def test_unknown_slot_in_a_contribution_file_is_an_error(run_cli, make_workspace
     code, out, err = run_cli("render", "--workspace", make_workspace({}), "--contributions", contrib)
     assert code == 2 and out == ""
     assert err.startswith(f"promptc: error: {contrib}:2:3: unknown slot 'tone'")
+
+
+def plugin_contribution(cfg, run):
+    """A provider plugin as an installed package would register it."""
+    return {"stable_prefix": f"## Plugin\nFrom a plugin for {cfg.agent_id}."}
+
+
+def test_entry_point_plugins_contribute(monkeypatch, make_workspace):
+    from importlib import metadata
+
+    from compiler import providers
+
+    entry = metadata.EntryPoint("demo", f"{__name__}:plugin_contribution", providers.ENTRY_POINT_GROUP)
+    monkeypatch.setattr(providers.metadata, "entry_points", lambda group: [entry] if group == providers.ENTRY_POINT_GROUP else [])
+    providers.installed_plugins.cache_clear()
+    try:
+        prompt = compile_prompt(Request(workspace=make_workspace({})))
+    finally:
+        providers.installed_plugins.cache_clear()
+    assert "From a plugin for main." in prompt.stable
+    assert prompt.stable.index("## Plugin") < prompt.stable.index("## Safety")

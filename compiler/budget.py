@@ -1,0 +1,293 @@
+"""Fit bootstrap files into the per-file and total budgets with head/tail truncation (SPEC 5.4).
+
+Characters are code points. The truncation notice decision is pure; its state file is thin I/O.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from .model import Budgets, ContextFile, FileStatus, WorkspaceFile
+from .workspace import read_json_object, write_json_atomic
+
+HEAD_TENTHS = 7
+TAIL_TENTHS = 2
+"""Head and tail shares of the budget, in tenths: integer maths, as int(0.7 * 90) is 62."""
+LINE_BREAK_REACH = 256
+"""How far a cut point may move to land on a line break."""
+MIN_REMAINING = 64
+"""Below this many characters of total budget, later files are dropped."""
+MAX_SEEN_SIGNATURES = 32
+SEEN_SIGNATURES_KEY = "bootstrapTruncationSignaturesSeen"
+"""The key in the session state file that holds the signatures already warned about."""
+
+
+# --------------------------------------------------------------------------- one file
+
+
+def truncate_file(name: str, text: str, max_chars: int) -> str:
+    """`text` trailing-trimmed, cut head/tail with a marker when longer than `max_chars`.
+
+    Keeps about 70% from the start and 20% from the end; the result is never longer than
+    `max_chars`. Cuts prefer line breaks within 256 characters and never split a surrogate
+    pair or a CRLF.
+    """
+    text = text.rstrip()
+    if len(text) <= max_chars:
+        return text
+    head, tail, marker = _layout(name, len(text), max_chars)
+    if marker is None:
+        return text[: _safe_head_end(text, max_chars)]
+    head_end = _head_cut(text, head)
+    tail_start = _tail_cut(text, len(text) - tail)
+    marker = marker(head_end, len(text) - tail_start)
+    return _join(text[:head_end], marker, text[tail_start:])
+
+
+def full_marker(name: str, head: int, tail: int, size: int) -> str:
+    """The marker line that replaces the middle of a cut file."""
+    return f"[... {name} cut: kept {head}+{tail} of {size} chars; read the file for the rest ...]"
+
+
+def compact_marker(head: int, tail: int, size: int) -> str:
+    """The marker used when the budget is too small for the full one."""
+    return f"[cut {head}+{tail}/{size}]"
+
+
+MarkerMaker = Callable[[int, int], str]
+"""Builds a marker line from the kept head and tail lengths."""
+
+
+def _layout(name: str, size: int, max_chars: int) -> tuple[int, int, MarkerMaker | None]:
+    """Head and tail lengths plus the marker to use, together fitting `max_chars`.
+
+    The marker is None when not even a bare compact marker fits.
+    """
+    head, tail = max_chars * HEAD_TENTHS // 10, max_chars * TAIL_TENTHS // 10
+    full = partial(full_marker, name, size=size)
+    # Marker length grows with the digits of head and tail, so checking at the largest
+    # values bounds every smaller cut too.
+    if _joined_length(head, tail, full(head, tail)) <= max_chars:
+        return head, tail, full
+    compact = partial(compact_marker, size=size)
+    if len(compact(0, 0)) > max_chars:
+        return 0, 0, None
+    head, tail = _shrink_to_fit(head, tail, compact, max_chars)
+    return head, tail, compact
+
+
+def _shrink_to_fit(head: int, tail: int, marker: MarkerMaker, max_chars: int) -> tuple[int, int]:
+    """Shorten the tail, then the head, until everything fits; then give the head back what
+    shorter counts and dropped separators freed."""
+    wanted_head = head
+    while (overflow := _joined_length(head, tail, marker(head, tail)) - max_chars) > 0:
+        tail_cut = min(tail, overflow)
+        head, tail = max(0, head - (overflow - tail_cut)), tail - tail_cut
+    while (
+        head < wanted_head and _joined_length(head + 1, tail, marker(head + 1, tail)) <= max_chars
+    ):
+        head += 1
+    return head, tail
+
+
+def _joined_length(head: int, tail: int, marker: str) -> int:
+    """Length of head + marker + tail with one newline between non-empty neighbours."""
+    return head + tail + len(marker) + (head > 0) + (tail > 0)
+
+
+def _join(head: str, marker: str, tail: str) -> str:
+    """Head, marker and tail on their own lines (empty parts take no separator)."""
+    return "\n".join(part for part in (head, marker, tail) if part)
+
+
+def _head_cut(text: str, end: int) -> int:
+    """Move a head cut back to the nearest line break within reach, kept safe."""
+    if 0 < end < len(text) and text[end] != "\n":
+        line_break = text.rfind("\n", max(0, end - LINE_BREAK_REACH), end)
+        if line_break > 0:
+            end = line_break
+    return _safe_head_end(text, end)
+
+
+def _tail_cut(text: str, start: int) -> int:
+    """Move a tail cut forward to just after the nearest line break within reach, kept safe."""
+    if 0 < start < len(text) and text[start - 1] != "\n":
+        line_break = text.find("\n", start, start + LINE_BREAK_REACH)
+        if line_break != -1 and line_break + 1 < len(text):
+            start = line_break + 1
+    return _safe_tail_start(text, start)
+
+
+def _splits_pair(text: str, index: int) -> bool:
+    """Whether cutting before `index` would separate a CRLF or a surrogate pair."""
+    if not 0 < index < len(text):
+        return False
+    before, after = text[index - 1], text[index]
+    crlf = before == "\r" and after == "\n"
+    surrogates = "\ud800" <= before <= "\udbff" and "\udc00" <= after <= "\udfff"
+    return crlf or surrogates
+
+
+def _safe_head_end(text: str, end: int) -> int:
+    """`end`, or one less when it would split a pair (keeps the head short, never longer)."""
+    return end - 1 if _splits_pair(text, end) else end
+
+
+def _safe_tail_start(text: str, start: int) -> int:
+    """`start`, or one more when it would split a pair (keeps the tail short, never longer)."""
+    return start + 1 if _splits_pair(text, start) else start
+
+
+# --------------------------------------------------------------------------- all files
+
+
+def missing_marker(name: str) -> str:
+    """What stands in for a bootstrap file that does not exist (no path: output stays portable)."""
+    return f"[{name} does not exist in this workspace yet]"
+
+
+def apply(files: Sequence[WorkspaceFile], budgets: Budgets) -> tuple[ContextFile, ...]:
+    """Walk the files in order within `budgets`: each gets its injected text, status and counts.
+
+    Missing files inject a short marker; once fewer than 64 characters of the total remain,
+    every later file is dropped; skipped files pass through untouched and cost nothing.
+    """
+    remaining = budgets.total_max_chars
+    result: list[ContextFile] = []
+    for file in files:
+        placed = _place(file, budgets.max_chars, remaining)
+        remaining -= placed.injected_chars
+        result.append(placed)
+    return tuple(result)
+
+
+def _place(file: WorkspaceFile, max_chars: int, remaining: int) -> ContextFile:
+    """One file's fate given the characters of total budget still available."""
+    trimmed = (file.content or "").rstrip()
+    if file.status == "skipped":
+        return _context(file, "", "skipped", file.reason, raw=0)
+    if remaining < MIN_REMAINING:
+        return _context(file, "", "dropped", "total budget", raw=len(trimmed))
+    if file.status == "missing":
+        marker = missing_marker(file.name)[: min(max_chars, remaining)]
+        return _context(file, marker, "missing", None, raw=0)
+    text = truncate_file(file.name, trimmed, min(max_chars, remaining))
+    if text == trimmed:
+        return _context(file, text, "ok", None, raw=len(trimmed))
+    return _context(
+        file, text, "truncated", _cut_reason(len(trimmed), max_chars, remaining), raw=len(trimmed)
+    )
+
+
+def _cut_reason(raw: int, max_chars: int, remaining: int) -> str:
+    """Which budget(s) forced the cut: the per-file one, the total one (when it was the
+    smaller limit), or both."""
+    causes = []
+    if raw > max_chars:
+        causes.append("per-file limit")
+    if remaining < max_chars and raw > remaining:
+        causes.append("total budget")
+    return " and ".join(causes)
+
+
+def _context(
+    file: WorkspaceFile, text: str, status: FileStatus, reason: str | None, *, raw: int
+) -> ContextFile:
+    """A ContextFile carrying the file's identity and frontmatter."""
+    return ContextFile(
+        name=file.name,
+        path=file.path,
+        text=text,
+        status=status,
+        reason=reason,
+        raw_chars=raw,
+        injected_chars=len(text),
+        frontmatter=file.frontmatter,
+    )
+
+
+def describe_cuts(files: Sequence[ContextFile]) -> tuple[str, ...]:
+    """One diagnostic line per truncated or dropped file, with the per-file numbers."""
+    return tuple(
+        f"{file.name}: {file.raw_chars} chars -> {file.injected_chars} injected ({file.status}: {file.reason})"
+        for file in files
+        if file.status in ("truncated", "dropped")
+    )
+
+
+# --------------------------------------------------------------------------- truncation notice
+
+
+def signature(files: Sequence[ContextFile], budgets: Budgets) -> str | None:
+    """A compact, deterministic key for this truncation; None when nothing was cut.
+
+    Budgets plus name/raw/injected of every truncated or dropped file, in load order.
+    """
+    cut = [file for file in files if file.status in ("truncated", "dropped")]
+    if not cut:
+        return None
+    data = {
+        "maxChars": budgets.max_chars,
+        "totalMaxChars": budgets.total_max_chars,
+        "files": [[file.name, file.raw_chars, file.injected_chars] for file in cut],
+    }
+    return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+
+
+@dataclass(frozen=True)
+class NoticeDecision:
+    """Whether to render the fixed truncation notice, and what to remember."""
+
+    show: bool
+    """Render the bootstrap_notice section."""
+    seen: tuple[str, ...] | None
+    """The signatures to store in the session state file; None means leave the file alone."""
+
+
+def decide_notice(
+    warning: str, signature: str | None, seen: Sequence[str] | None
+) -> NoticeDecision:
+    """Pure rule for `off` / `once` / `always`; `seen` is None when there is no session state file."""
+    if signature is None or warning == "off":
+        return NoticeDecision(False, None)
+    show = warning == "always" or seen is None or signature not in seen
+    remembered = None if seen is None else _remember(seen, signature)
+    return NoticeDecision(show, remembered)
+
+
+def _remember(seen: Sequence[str], signature: str) -> tuple[str, ...]:
+    """`seen` with `signature` moved to the newest end, keeping the newest 32."""
+    kept = [item for item in seen if item != signature] + [signature]
+    return tuple(kept[-MAX_SEEN_SIGNATURES:])
+
+
+def notice_decision(
+    budgets: Budgets, signature: str | None, state_path: Path | None
+) -> tuple[bool, tuple[str, ...] | None]:
+    """Read the seen signatures (if a session state file is given) and decide.
+
+    Returns (show, seen-to-store); pass the second to `write_seen` unless it is None.
+    """
+    seen = None if state_path is None else read_seen(state_path)
+    decision = decide_notice(budgets.warning, signature, seen)
+    return decision.show, decision.seen
+
+
+def read_seen(state_path: Path) -> tuple[str, ...]:
+    """The signatures already warned about in this session (none when the file is absent)."""
+    data = read_json_object(Path(state_path), "session state") or {}
+    seen = data.get(SEEN_SIGNATURES_KEY, [])
+    if not isinstance(seen, list):
+        return ()
+    return tuple(item for item in seen if isinstance(item, str))
+
+
+def write_seen(state_path: Path, seen: Sequence[str]) -> None:
+    """Store the seen signatures atomically, keeping every other key of the session state."""
+    data = read_json_object(Path(state_path), "session state") or {}
+    data[SEEN_SIGNATURES_KEY] = list(seen)[-MAX_SEEN_SIGNATURES:]
+    write_json_atomic(Path(state_path), data)

@@ -1,0 +1,103 @@
+"""Split a leading YAML frontmatter block off a text, byte-exactly and without evaluating it.
+
+The body is returned untouched apart from the removed block; anything doubtful is kept verbatim.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+import yaml
+
+OPENING_DELIMITER = "---"
+CLOSING_DELIMITERS = ("---", "...")
+_LEADING_BLANK_LINES = re.compile(r"\A(?:[ \t]*\n)+")
+
+
+class _FrontmatterLoader(yaml.SafeLoader):
+    """SafeLoader with YAML 1.2 booleans and no timestamp type.
+
+    `name: yes` stays the string "yes" (YAML 1.1 would make it True), and dates stay strings,
+    so metadata is plain JSON-friendly data.
+    """
+
+
+_FrontmatterLoader.yaml_implicit_resolvers = {
+    first: [
+        (tag, regexp)
+        for tag, regexp in resolvers
+        if tag not in ("tag:yaml.org,2002:bool", "tag:yaml.org,2002:timestamp")
+    ]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+_FrontmatterLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:bool",
+    re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
+    list("tTfF"),
+)
+
+
+@dataclass(frozen=True)
+class Split:
+    """A text with its frontmatter block taken off (or left on, with the reason)."""
+
+    body: str
+    """The text after the block and the blank lines that followed it; the whole text if kept."""
+    metadata: Mapping[str, Any] | None
+    """The parsed mapping; None when there was no usable frontmatter."""
+    diagnostic: str | None = None
+    """Why a block that looked like frontmatter was kept verbatim."""
+
+
+def split(text: str) -> Split:
+    """Remove a leading `---` block closed by `---` or `...`; keep the text verbatim when in doubt.
+
+    Expects LF newlines. Delimiter lines may carry trailing spaces or tabs.
+    """
+    lines = text.split("\n")
+    if not lines or lines[0].rstrip(" \t") != OPENING_DELIMITER:
+        return Split(text, None)
+    closing = _closing_line_index(lines)
+    if closing is None:
+        return Split(text, None, "frontmatter opened on line 1 is never closed; file kept verbatim")
+    metadata, problem = _parse_block("\n".join(lines[1:closing]))
+    if problem is not None:
+        return Split(text, None, f"{problem}; file kept verbatim")
+    return Split(_strip_leading_blank_lines(lines[closing + 1 :]), metadata)
+
+
+def _closing_line_index(lines: list[str]) -> int | None:
+    """Index of the first line after the opening one that closes the block."""
+    for index in range(1, len(lines)):
+        if lines[index].rstrip(" \t") in CLOSING_DELIMITERS:
+            return index
+    return None
+
+
+def _parse_block(block: str) -> tuple[Mapping[str, Any] | None, str | None]:
+    """Parse the YAML between the delimiters: (mapping, None) or (None, what went wrong)."""
+    try:
+        data = yaml.load(block, Loader=_FrontmatterLoader)  # noqa: S506 - a SafeLoader subclass
+    except yaml.YAMLError as error:
+        return None, f"frontmatter is not valid YAML ({_describe_yaml_error(error)})"
+    if data is None:
+        return {}, None
+    if not isinstance(data, dict):
+        return None, f"frontmatter is YAML but not a mapping (found {type(data).__name__})"
+    return data, None
+
+
+def _describe_yaml_error(error: yaml.YAMLError) -> str:
+    """A one-line reason with the file line number (the block starts on line 2)."""
+    problem = getattr(error, "problem", None) or "parse error"
+    mark = getattr(error, "problem_mark", None)
+    if mark is None:
+        return problem
+    return f"{problem} at line {mark.line + 2}, column {mark.column + 1}"
+
+
+def _strip_leading_blank_lines(lines: list[str]) -> str:
+    """Join the lines after the block, dropping the blank ones at its start."""
+    return _LEADING_BLANK_LINES.sub("", "\n".join(lines))

@@ -1,0 +1,60 @@
+"""Decide whether HEARTBEAT.md holds any task, so a caller can skip a heartbeat's model call."""
+
+from __future__ import annotations
+
+import re
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
+_HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
+_CHECKBOX_ONLY = re.compile(r"\[[ \txX]?\]")
+_parser = MarkdownIt("commonmark")
+
+
+def is_effectively_empty(text: str | None) -> bool:
+    """True when the text has no task: only blank lines, headings, empty list items or
+    checkboxes, HTML comments, thematic breaks and code fences holding nothing else.
+
+    A missing file (None) is not empty: there is nothing to decide a skip on.
+    `#TODO check mail` is a paragraph in CommonMark, so it counts as content.
+    """
+    if text is None:
+        return False
+    open_blocks: list[str] = []
+    for token in _parser.parse(text):
+        if token.nesting == 1:
+            open_blocks.append(token.type)
+        elif token.nesting == -1:
+            open_blocks.pop()
+        elif _carries_content(token, open_blocks):
+            return False
+    return True
+
+
+def _carries_content(token: Token, open_blocks: list[str]) -> bool:
+    """Whether one leaf token holds text a heartbeat would act on."""
+    if token.type == "inline":
+        return _inline_has_content(token.content, open_blocks)
+    if token.type in ("fence", "code_block"):
+        # Judged line by line like the rest: a fence around headings is still no task.
+        return not is_effectively_empty(token.content)
+    if token.type == "html_block":
+        return bool(_without_comments(token.content).strip())
+    return False
+
+
+def _inline_has_content(content: str, open_blocks: list[str]) -> bool:
+    """Heading text is a label, not a task; a list item of just `[ ]` or `[x]` is empty."""
+    if open_blocks[-1:] == ["heading_open"]:
+        return False
+    remaining = _without_comments(content).strip()
+    if not remaining:
+        return False
+    is_checkbox_item = open_blocks[-2:] == ["list_item_open", "paragraph_open"]
+    return not (is_checkbox_item and _CHECKBOX_ONLY.fullmatch(remaining))
+
+
+def _without_comments(text: str) -> str:
+    """The text with HTML comments (an unclosed one runs to the end) removed."""
+    return _HTML_COMMENT.sub("", text)

@@ -1,0 +1,83 @@
+"""Frontmatter splitting: removed when well-formed, text kept verbatim otherwise."""
+
+from __future__ import annotations
+
+import pytest
+
+from compiler import frontmatter
+
+
+def test_block_and_following_blank_lines_are_removed() -> None:
+    result = frontmatter.split("---\ntitle: Soul\n---\n\n\nBe kind.\n")
+    assert result.body == "Be kind.\n"
+    assert result.metadata == {"title": "Soul"}
+    assert result.diagnostic is None
+
+
+def test_dots_close_the_block_too() -> None:
+    result = frontmatter.split("---\na: 1\n...\nBody")
+    assert (result.body, result.metadata) == ("Body", {"a": 1})
+
+
+def test_indentation_of_the_first_body_line_is_kept() -> None:
+    assert frontmatter.split("---\na: 1\n---\n\n    code\n").body == "    code\n"
+
+
+def test_only_the_first_closing_line_ends_the_block() -> None:
+    assert frontmatter.split("---\na: 1\n---\nx\n---\ny").body == "x\n---\ny"
+
+
+def test_empty_block_is_valid_and_empty() -> None:
+    result = frontmatter.split("---\n---\nBody")
+    assert (result.body, result.metadata, result.diagnostic) == ("Body", {}, None)
+
+
+def test_text_without_leading_delimiter_is_untouched() -> None:
+    text = "Intro\n---\na: 1\n---\n"
+    assert frontmatter.split(text) == frontmatter.Split(text, None, None)
+
+
+def test_unclosed_block_keeps_the_text_and_says_why() -> None:
+    text = "---\ntitle: x\nno end here\n"
+    result = frontmatter.split(text)
+    assert result.body == text
+    assert result.metadata is None
+    assert "never closed" in result.diagnostic
+
+
+def test_a_closing_line_with_extra_text_does_not_close() -> None:
+    text = "---\na: 1\n---extra\nbody\n"
+    result = frontmatter.split(text)
+    assert result.body == text
+    assert "never closed" in result.diagnostic
+
+
+def test_invalid_yaml_keeps_the_text_and_names_the_file_line() -> None:
+    text = "---\na: b: c\n---\nBody\n"
+    result = frontmatter.split(text)
+    assert result.body == text
+    assert result.metadata is None
+    # The second colon of the second file line is what YAML rejects.
+    assert "not valid YAML" in result.diagnostic
+    assert "line 2, column 5" in result.diagnostic
+
+
+@pytest.mark.parametrize("block", ["- a\n- b", "just words", "42"])
+def test_yaml_that_is_not_a_mapping_keeps_the_text(block: str) -> None:
+    text = f"---\n{block}\n---\nBody"
+    result = frontmatter.split(text)
+    assert result.body == text
+    assert "not a mapping" in result.diagnostic
+
+
+def test_yes_and_dates_stay_strings_true_stays_boolean() -> None:
+    metadata = frontmatter.split("---\nname: yes\nday: 2024-01-31\nflag: true\n---\n").metadata
+    assert metadata == {"name": "yes", "day": "2024-01-31", "flag": True}
+
+
+def test_delimiter_lines_may_carry_trailing_spaces() -> None:
+    assert frontmatter.split("---  \na: 1\n--- \nBody").body == "Body"
+
+
+def test_body_is_data_not_a_template() -> None:
+    assert frontmatter.split("---\na: 1\n---\n{{ 7*7 }} {% raw %}").body == "{{ 7*7 }} {% raw %}"

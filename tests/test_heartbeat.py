@@ -1,0 +1,81 @@
+"""HEARTBEAT.md is effectively empty when it holds no task."""
+
+from __future__ import annotations
+
+import pytest
+
+from compiler.heartbeat import is_effectively_empty
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "\n  \n\t\n",
+        "# Heartbeat\n\n## Tasks\n",
+        "# Checks\n- [ ]\n* [ ]\n+ [x]\n- [X]\n-\n",
+        "<!-- add tasks here -->\n",
+        "<!--\nmulti-line comment\n- with a list inside\n-->\n",
+        "```\n```\n",
+        "```markdown\n# Keep this empty\n```\n",
+        "#\n##\n",
+        "Title\n=====\n",
+        "---\n***\n",
+        "1.\n2.\n",
+        "> ## quoted heading\n",
+    ],
+    ids=[
+        "empty",
+        "blank-lines",
+        "headings",
+        "empty-items-and-checkboxes",
+        "comment",
+        "multi-line-comment",
+        "bare-fence",
+        "fence-around-headings",
+        "bare-hashes",
+        "setext-heading",
+        "thematic-breaks",
+        "empty-numbered-items",
+        "quoted-heading",
+    ],
+)
+def test_no_task_means_empty(text: str) -> None:
+    assert is_effectively_empty(text) is True
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "# Heartbeat\n- [ ] check the inbox\n",
+        "#TODO check mail\n",
+        "# Heartbeat\n<!-- note -->\nLook at the calendar.\n",
+        "<!-- note --> then reply to Ana\n",
+        "```bash\n./check_mail.sh\n```\n",
+        "    indented code line\n",
+        "[ ]\n",
+        "> remember the dentist\n",
+    ],
+    ids=[
+        "task-checkbox",
+        "hash-without-space",
+        "paragraph-after-comment",
+        "text-after-comment",
+        "command-in-fence",
+        "indented-code",
+        "checkbox-outside-a-list",
+        "quoted-task",
+    ],
+)
+def test_one_real_line_means_not_empty(text: str) -> None:
+    assert is_effectively_empty(text) is False
+
+
+def test_missing_file_is_never_empty() -> None:
+    assert is_effectively_empty(None) is False
+
+
+def test_headings_checkboxes_and_comments_together_are_empty() -> None:
+    text = "# HEARTBEAT\n\n<!-- keep empty to skip -->\n\n## Watches\n- [ ]\n- [x]\n"
+    assert is_effectively_empty(text) is True
+    assert is_effectively_empty(text + "- water the plants\n") is False

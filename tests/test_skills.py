@@ -1,0 +1,306 @@
+"""Skill discovery, eligibility and the budgeted `<available_skills>` block."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from compiler import skills
+from compiler.model import SkillsConfig
+from tests import strategies
+from tests.factories import make_config, write_files
+
+ALL_BINS = {"git": "/usr/bin/git", "jq": "/usr/bin/jq"}
+
+
+def skill_md(name: str | None, description: str | None, extra: str = "") -> str:
+    lines = ["---"]
+    if name is not None:
+        lines.append(f"name: {name}")
+    if description is not None:
+        lines.append(f"description: {description}")
+    lines += (
+        [extra, "---", "", "# Instructions", ""] if extra else ["---", "", "# Instructions", ""]
+    )
+    return "\n".join(lines)
+
+
+def build(root: Path, cfg=None, *, env=None, which=ALL_BINS.get, platform="linux"):
+    return skills.build(cfg or make_config(), root, env=env or {}, which=which, platform=platform)
+
+
+def listed_names(block) -> list[str]:
+    return [entry.name for entry in block.entries if entry.included]
+
+
+# --------------------------------------------------------------------------- discovery
+
+
+def test_nested_skill_is_listed_by_its_frontmatter_name(tmp_path: Path) -> None:
+    write_files(tmp_path, {"skills/personal/foo/SKILL.md": skill_md("weather-pro", "Forecasts")})
+    block = build(tmp_path)
+    assert block.text == (
+        "<available_skills>\n"
+        "  <skill>\n"
+        "    <name>weather-pro</name>\n"
+        "    <description>Forecasts</description>\n"
+        "    <location>skills/personal/foo/SKILL.md</location>\n"
+        f"    <version>{block.entries[0].version}</version>\n"
+        "  </skill>\n"
+        "</available_skills>"
+    )
+
+
+def test_name_falls_back_to_the_directory(tmp_path: Path) -> None:
+    write_files(tmp_path, {"skills/tidy-up/SKILL.md": skill_md(None, "Cleans")})
+    assert listed_names(build(tmp_path)) == ["tidy-up"]
+
+
+def test_version_is_the_sha256_prefix_of_the_raw_bytes_and_follows_every_byte(
+    tmp_path: Path,
+) -> None:
+    path = write_files(tmp_path, {"skills/a/SKILL.md": skill_md("a", "A")}) / "skills/a/SKILL.md"
+    first = build(tmp_path).entries[0].version
+    assert first == "sha256:" + hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+    path.write_bytes(path.read_bytes() + b" ")
+    assert build(tmp_path).entries[0].version != first
+
+
+@pytest.mark.parametrize(
+    ("content", "why"),
+    [
+        (skill_md("x", None), "no `description`"),
+        ("---\nname: x\ndescription: a: b\n---\n", "not valid YAML"),
+        ("# no frontmatter at all\n", "no `description`"),
+        ("---\nname: x\ndescription: never closed\n", "never closed"),
+    ],
+    ids=["no-description", "bad-yaml", "no-frontmatter", "unclosed"],
+)
+def test_skill_without_usable_description_is_skipped_with_a_diagnostic(
+    tmp_path: Path, content: str, why: str
+) -> None:
+    write_files(tmp_path, {"skills/x/SKILL.md": content})
+    found, diagnostics = skills.discover([tmp_path / "skills"])
+    assert found == ()
+    assert len(diagnostics) == 1 and why in diagnostics[0] and "skills/x/SKILL.md" in diagnostics[0]
+
+
+def test_hidden_dirs_node_modules_and_deep_dirs_are_not_searched(tmp_path: Path) -> None:
+    write_files(
+        tmp_path,
+        {
+            "skills/.hidden/SKILL.md": skill_md("hidden", "H"),
+            "skills/node_modules/pkg/SKILL.md": skill_md("vendored", "V"),
+            "skills/1/2/3/4/5/6/SKILL.md": skill_md("six-deep", "D"),
+            "skills/1/2/3/4/5/6/7/SKILL.md": skill_md("seven-deep", "D"),
+        },
+    )
+    found, _ = skills.discover([tmp_path / "skills"])
+    assert [skill.name for skill in found] == ["six-deep"]
+
+
+def test_oversized_skill_file_is_skipped(tmp_path: Path) -> None:
+    write_files(tmp_path, {"skills/big/SKILL.md": skill_md("big", "B") + "x" * 256_000})
+    found, diagnostics = skills.discover([tmp_path / "skills"])
+    assert found == () and "256000 bytes" in diagnostics[0]
+
+
+def test_later_root_overrides_earlier_by_name(tmp_path: Path) -> None:
+    write_files(
+        tmp_path,
+        {
+            "extra/tool/SKILL.md": skill_md("tool", "from extra"),
+            "extra/only-extra/SKILL.md": skill_md("only-extra", "kept"),
+            "ws/skills/tool/SKILL.md": skill_md("tool", "from workspace"),
+        },
+    )
+    cfg = make_config(skills=SkillsConfig(extra_dirs=(str(tmp_path / "extra"),)))
+    block = build(tmp_path / "ws", cfg)
+    assert "from workspace" in block.text and "from extra" not in block.text
+    assert f"<location>{tmp_path / 'extra' / 'only-extra' / 'SKILL.md'}</location>" in block.text
+    assert "<location>skills/tool/SKILL.md</location>" in block.text
+
+
+def test_duplicate_name_in_one_root_keeps_the_first_path(tmp_path: Path) -> None:
+    write_files(
+        tmp_path,
+        {
+            "skills/a/SKILL.md": skill_md("same", "first"),
+            "skills/b/SKILL.md": skill_md("same", "second"),
+        },
+    )
+    found, diagnostics = skills.discover([tmp_path / "skills"])
+    assert [skill.description for skill in found] == ["first"]
+    assert "duplicate skill name 'same'" in diagnostics[0]
+
+
+def test_whitespace_in_descriptions_is_collapsed(tmp_path: Path) -> None:
+    write_files(
+        tmp_path, {"skills/a/SKILL.md": "---\nname: a\ndescription: |\n  two\n  lines\n---\n"}
+    )
+    assert "<description>two lines</description>" in build(tmp_path).text
+
+
+# --------------------------------------------------------------------------- eligibility
+
+
+def meta_skill(tmp_path: Path, metadata: str) -> Path:
+    return write_files(
+        tmp_path, {"skills/s/SKILL.md": skill_md("s", "S", f"metadata:\n{metadata}")}
+    )
+
+
+@pytest.mark.parametrize(
+    ("metadata", "kwargs", "reason"),
+    [
+        ("  requires:\n    bins: [git, ffmpeg]", {}, "binaries not on PATH: ffmpeg"),
+        ("  openclaw:\n    requires:\n      bins: [ffmpeg]", {}, "binaries not on PATH: ffmpeg"),
+        (
+            "  requires:\n    anyBins: [ffmpeg, sox]",
+            {},
+            "none of these binaries on PATH: ffmpeg, sox",
+        ),
+        ("  requires:\n    env: [API_KEY]", {}, "environment variables unset: API_KEY"),
+        (
+            "  requires:\n    config: [tools.browser.enabled]",
+            {},
+            "config values not set: tools.browser.enabled",
+        ),
+        ("  os: [darwin]", {}, "only for darwin"),
+        ("  openclaw:\n    os: [win32, darwin]", {}, "only for darwin, win32"),
+        ("  clawdbot:\n    os: darwin", {}, "only for darwin"),
+    ],
+)
+def test_unmet_requirement_makes_a_skill_ineligible(
+    tmp_path: Path, metadata: str, kwargs, reason: str
+) -> None:
+    block = build(meta_skill(tmp_path, metadata), **kwargs)
+    assert block.text == ""
+    assert block.entries[0].included is False
+    assert block.entries[0].reason == f"ineligible: {reason}"
+
+
+def test_met_requirements_make_a_skill_eligible(tmp_path: Path) -> None:
+    metadata = (
+        "  openclaw:\n    os: [linux]\n    requires:\n      bins: [git]\n      anyBins: [ffmpeg, jq]\n"
+        "      env: [API_KEY]\n      config: [tools.browser.enabled]"
+    )
+    cfg = make_config(tree={"tools": {"browser": {"enabled": True}}})
+    block = build(meta_skill(tmp_path, metadata), cfg, env={"API_KEY": "k"})
+    assert listed_names(block) == ["s"]
+
+
+def test_macos_alias_matches_darwin(tmp_path: Path) -> None:
+    block = build(meta_skill(tmp_path, "  os: [macOS]"), platform="darwin")
+    assert listed_names(block) == ["s"]
+
+
+def test_disabled_and_allowlist_are_honoured(tmp_path: Path) -> None:
+    write_files(
+        tmp_path, {f"skills/{name}/SKILL.md": skill_md(name, name.upper()) for name in "abc"}
+    )
+    cfg = make_config(skills=SkillsConfig(disabled=frozenset({"a"}), allowlist=("a", "b")))
+    block = build(tmp_path, cfg)
+    assert listed_names(block) == ["b"]
+    assert [entry.reason for entry in block.entries] == [
+        "ineligible: disabled in config",
+        None,
+        "ineligible: not in the agent's skills allowlist",
+    ]
+    assert build(tmp_path, make_config(skills=SkillsConfig(allowlist=()))).text == ""
+
+
+# --------------------------------------------------------------------------- the block
+
+
+def test_list_is_sorted_by_code_point_and_text_is_escaped(tmp_path: Path) -> None:
+    write_files(
+        tmp_path,
+        {
+            "skills/one/SKILL.md": '---\nname: b\ndescription: "\'quotes\' & \\"more\\""\n---\n',
+            "skills/two/SKILL.md": skill_md("B", "<tag>"),
+            "skills/three/SKILL.md": skill_md("a", "plain"),
+        },
+    )
+    block = build(tmp_path)
+    assert listed_names(block) == ["B", "a", "b"]
+    assert "<description>&lt;tag&gt;</description>" in block.text
+    assert "<description>&apos;quotes&apos; &amp; &quot;more&quot;</description>" in block.text
+
+
+def test_no_eligible_skill_gives_no_text(tmp_path: Path) -> None:
+    assert build(tmp_path) == skills.SkillsBlock("", (), None, ())
+
+
+def test_count_limit_lists_the_first_names_with_a_note(tmp_path: Path) -> None:
+    write_files(tmp_path, {f"skills/{name}/SKILL.md": skill_md(name, "d") for name in "abc"})
+    block = build(tmp_path, make_config(skills=SkillsConfig(max_in_prompt=2)))
+    assert listed_names(block) == ["a", "b"]
+    assert block.entries[2].reason == "over maxSkillsInPrompt"
+    assert block.text.startswith(f"{block.note}\n<available_skills>")
+    assert "2 of 3" in block.note
+
+
+def budget_case(tmp_path: Path, max_chars: int):
+    descriptions = {
+        f"skill-{index}": f"Does thing number {index} " + "very " * 30 + "well."
+        for index in range(5)
+    }
+    write_files(
+        tmp_path,
+        {f"skills/{name}/SKILL.md": skill_md(name, text) for name, text in descriptions.items()},
+    )
+    return build(tmp_path, make_config(skills=SkillsConfig(max_prompt_chars=max_chars)))
+
+
+def test_budget_first_shortens_descriptions(tmp_path: Path) -> None:
+    full = len(budget_case(tmp_path / "full", 100_000).text)
+    block = budget_case(tmp_path / "tight", full - 100)
+    assert len(block.text) <= full - 100
+    assert listed_names(block) == [f"skill-{index}" for index in range(5)]
+    assert block.text.count("...</description>") == 5
+    assert "descriptions shortened" in block.note and block.text.splitlines()[0] == block.note
+
+
+def test_budget_then_omits_descriptions(tmp_path: Path) -> None:
+    # Five skills of about 150 characters each without descriptions; far less with them.
+    block = budget_case(tmp_path, 900)
+    assert len(block.text) <= 900
+    assert "<description>" not in block.text
+    assert len(listed_names(block)) == 5
+    assert "descriptions omitted" in block.note
+
+
+def test_budget_then_lists_fewer_skills(tmp_path: Path) -> None:
+    block = budget_case(tmp_path, 400)
+    assert len(block.text) <= 400
+    assert "<description>" not in block.text
+    assert 0 < len(listed_names(block)) < 5
+    assert listed_names(block) == [f"skill-{index}" for index in range(len(listed_names(block)))]
+    assert f"{len(listed_names(block))} of 5 eligible skills listed" in block.note
+    assert {entry.reason for entry in block.entries if not entry.included} == {"skills budget"}
+
+
+def test_budget_too_small_for_any_skill_gives_no_text(tmp_path: Path) -> None:
+    block = budget_case(tmp_path, 50)
+    assert block.text == "" and listed_names(block) == []
+    assert "0 of 5" in block.note
+
+
+@settings(max_examples=150, deadline=None)
+@given(found=strategies.skill_lists(), max_chars=st.integers(min_value=0, max_value=4_000))
+def test_any_listing_fits_its_budget_and_keeps_a_name_ordered_prefix(found, max_chars: int) -> None:
+    listing = skills.fit_listing(found, len(found), max_chars)
+    assert len(listing.text) <= max_chars
+    listed = re.findall(r"<name>(.*?)</name>", listing.text)
+    assert listed == [skill.name for skill in found[: listing.count]]
+    whole = listing.count == len(found) and all(
+        f"<description>{skills.xml_escape(skill.description)}</description>" in listing.text
+        for skill in found
+    )
+    assert (listing.note is None) == (whole or not found)
