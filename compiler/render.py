@@ -6,7 +6,9 @@ clock. Templates are compiled once per process and reused while their source is 
 
 from __future__ import annotations
 
+import json
 import re
+from collections import OrderedDict
 from pathlib import Path
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
@@ -34,7 +36,7 @@ class Rendered:
     sections: tuple[RenderedSection, ...]
     """Rendered sections in output order."""
     outline: tuple[tuple[str, bool, str], ...]
-    """Every section in catalogue order: (id, rendered?, why)."""
+    """Every section in prompt order (stable side first): (id, rendered?, why)."""
 
 
 class _SpecLoader(jinja2.BaseLoader):
@@ -66,18 +68,50 @@ _GATES: dict[str, Any] = {}
 
 def render(selections: Sequence[Selection], contexts: Contexts, marker: str, mode: str) -> Rendered:
     """Render every active section on its side, then join the two sides around the marker."""
+    stable_side = tuple(s for s in selections if s.spec.side == "stable")
+    volatile_side = tuple(s for s in selections if s.spec.side != "stable")
+    stable_sections, stable_outline = _render_stable(stable_side, contexts.stable, marker)
+    volatile_sections, volatile_outline = _render_side(volatile_side, contexts.volatile, marker)
+    stable = JOIN.join(s.text for s in stable_sections)
+    volatile = JOIN.join(s.text for s in volatile_sections)
+    text = JOIN.join(p for p in (stable, volatile) if p) if mode == "none" else stable + JOIN + marker + JOIN + volatile
+    return Rendered(stable, volatile, text, stable_sections + volatile_sections, stable_outline + volatile_outline)
+
+
+Side = tuple[tuple[RenderedSection, ...], tuple[tuple[str, bool, str], ...]]
+STABLE_CACHE_SIZE = 64
+_STABLE_CACHE: OrderedDict[tuple, Side] = OrderedDict()
+"""Recently rendered stable parts. The key holds the section sources and the whole stable
+context, so a hit is byte-identical to a fresh render by construction."""
+
+
+def _render_stable(selections: tuple[Selection, ...], context: Mapping[str, Any], marker: str) -> Side:
+    key = (selections, marker, json.dumps(context, sort_keys=True, default=_canonical))
+    cached = _STABLE_CACHE.get(key)
+    if cached is not None:
+        _STABLE_CACHE.move_to_end(key)
+        return cached
+    cached = _STABLE_CACHE[key] = _render_side(selections, context, marker)
+    if len(_STABLE_CACHE) > STABLE_CACHE_SIZE:
+        _STABLE_CACHE.popitem(last=False)
+    return cached
+
+
+def _canonical(value: Any) -> Any:
+    if isinstance(value, (set, frozenset)):
+        return sorted(value)
+    raise TypeError(f"cannot key a render context on {type(value).__name__}")
+
+
+def _render_side(selections: tuple[Selection, ...], context: Mapping[str, Any], marker: str) -> Side:
     rendered: list[RenderedSection] = []
     outline: list[tuple[str, bool, str]] = []
     for selection in selections:
-        context = contexts.stable if selection.spec.side == "stable" else contexts.volatile
         section, why = _render_one(selection, context, marker)
         outline.append((selection.spec.id, section is not None, why))
         if section is not None:
             rendered.append(section)
-    stable = JOIN.join(s.text for s in rendered if s.side == "stable")
-    volatile = JOIN.join(s.text for s in rendered if s.side == "volatile")
-    text = JOIN.join(p for p in (stable, volatile) if p) if mode == "none" else stable + JOIN + marker + JOIN + volatile
-    return Rendered(stable, volatile, text, tuple(rendered), tuple(outline))
+    return tuple(rendered), tuple(outline)
 
 
 def _render_one(selection: Selection, context: Mapping[str, Any], marker: str) -> tuple[RenderedSection | None, str]:

@@ -84,12 +84,32 @@ def _subdirectories(directory: Path) -> list[Path]:
     ]
 
 
+_SKILL_CACHE: dict[str, tuple[tuple[int, int, int, int], Skill | None, tuple[str, ...]]] = {}
+"""path -> (stat key, parsed skill, diagnostics): SKILL.md files are re-parsed only on change."""
+
+
 def _read_skill(path: Path, diagnostics: list[str]) -> Skill | None:
     """One SKILL.md as a Skill, or None with a diagnostic saying why it is skipped."""
     try:
-        if path.stat().st_size > MAX_SKILL_BYTES:
-            diagnostics.append(f"{path}: larger than {MAX_SKILL_BYTES} bytes; skipped")
-            return None
+        stat = path.stat()
+    except OSError as error:
+        diagnostics.append(f"{path}: cannot be read ({error.strerror or error}); skipped")
+        return None
+    key = (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns)
+    cached = _SKILL_CACHE.get(str(path))
+    if cached is None or cached[0] != key:
+        found: list[str] = []
+        cached = _SKILL_CACHE[str(path)] = (key, _parse_skill(path, stat.st_size, found), tuple(found))
+    diagnostics.extend(cached[2])
+    return cached[1]
+
+
+def _parse_skill(path: Path, size: int, diagnostics: list[str]) -> Skill | None:
+    """Read and parse one SKILL.md of known size."""
+    if size > MAX_SKILL_BYTES:
+        diagnostics.append(f"{path}: larger than {MAX_SKILL_BYTES} bytes; skipped")
+        return None
+    try:
         raw = path.read_bytes()
     except OSError as error:
         diagnostics.append(f"{path}: cannot be read ({error.strerror or error}); skipped")
