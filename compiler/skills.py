@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Sequence
@@ -56,14 +57,17 @@ def _skill_files(root: Path) -> Iterator[Path]:
         yield from _walk(root, depth=0, visited=set())
 
 
-def _walk(directory: Path, depth: int, visited: set[Path]) -> Iterator[Path]:
+def _walk(directory: Path, depth: int, visited: set[tuple[int, int]]) -> Iterator[Path]:
     """Depth-first, sorted; hidden dirs and node_modules skipped; symlink loops cut."""
-    real = directory.resolve()
-    if real in visited:
+    try:
+        identity = os.stat(directory)
+    except OSError:
         return
-    visited.add(real)
+    if (identity.st_dev, identity.st_ino) in visited:
+        return
+    visited.add((identity.st_dev, identity.st_ino))
     candidate = directory / SKILL_FILE
-    if candidate.is_file():
+    if os.path.isfile(candidate):
         yield candidate
     if depth == MAX_DEPTH:
         return
@@ -294,10 +298,24 @@ class Listing:
     """What was cut, when anything was."""
 
 
+_LISTING_CACHE: OrderedDict[tuple, Listing] = OrderedDict()
+"""Recent listings: the budget search renders the block many times, so remember the answer."""
+
+
 def fit_listing(skills: Sequence[Skill], eligible_total: int, max_chars: int) -> Listing:
     """The fullest listing within `max_chars`: all descriptions, then shortened ones, then none,
     then the largest prefix of skills without descriptions.
     """
+    key = (tuple((s.name, s.description, s.location, s.version) for s in skills), eligible_total, max_chars)
+    listing = _LISTING_CACHE.get(key)
+    if listing is None:
+        listing = _LISTING_CACHE[key] = _fit_listing(skills, eligible_total, max_chars)
+        if len(_LISTING_CACHE) > 64:
+            _LISTING_CACHE.popitem(last=False)
+    return listing
+
+
+def _fit_listing(skills: Sequence[Skill], eligible_total: int, max_chars: int) -> Listing:
     if not skills:
         return Listing("", 0, None)
 
