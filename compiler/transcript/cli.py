@@ -1,0 +1,106 @@
+"""`promptc transcript repair|sanitize|policy`: argparse wiring and the thin I/O around the pure core."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import stat
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..errors import Location, TranscriptError
+from . import policy as policies
+from .files import atomic_write
+from .images import DEFAULT_MAX_SIDE_PX
+from .model import to_json
+from .repair import repair_file
+from .sanitize import SanitizeOptions, sanitize
+from .session import read_session, replay_messages
+
+
+def register(subparsers: Any) -> None:
+    """Add `transcript` and its three sub-commands to a parent parser's subparsers."""
+    transcript = subparsers.add_parser("transcript", help="repair or sanitise stored session transcripts")
+    commands = transcript.add_subparsers(dest="transcript_command", required=True)
+
+    repair = commands.add_parser("repair", help="fix session files on disk (atomic, with a backup)")
+    repair.add_argument("files", nargs="+", metavar="FILE", type=Path)
+    repair.set_defaults(handler=run_repair)
+
+    sanitize_cmd = commands.add_parser("sanitize", help="print the replay copy of a session for one provider")
+    sanitize_cmd.add_argument("file", metavar="FILE", type=Path)
+    _add_model_arguments(sanitize_cmd)
+    sanitize_cmd.add_argument("--out", type=Path, help="write the JSON here (atomically) instead of stdout")
+    sanitize_cmd.add_argument(
+        "--image-max-dimension", type=_positive_int, default=DEFAULT_MAX_SIDE_PX, metavar="N",
+        help=f"longest image side in pixels (default {DEFAULT_MAX_SIDE_PX})",
+    )
+    sanitize_cmd.set_defaults(handler=run_sanitize)
+
+    policy = commands.add_parser("policy", help="show which replay transforms a provider gets, and why")
+    _add_model_arguments(policy)
+    policy.set_defaults(handler=run_policy)
+
+
+def _add_model_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--provider", required=True, metavar="P", help="provider id, e.g. anthropic")
+    parser.add_argument("--model-api", required=True, metavar="A", help="model API, e.g. anthropic-messages")
+    parser.add_argument("--model", required=True, metavar="M", help="model id, e.g. claude-sonnet-4-5")
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {value}")
+    return value
+
+
+def run_repair(args: argparse.Namespace) -> int:
+    """0 when every file is clean or repaired, 1 when any was refused."""
+    for path in args.files:
+        _require_file(path)
+    reports = [repair_file(path) for path in args.files]
+    for report in reports:
+        print(report.summary(), file=sys.stderr)
+    return 1 if any(r.status == "refused" for r in reports) else 0
+
+
+def run_sanitize(args: argparse.Namespace) -> int:
+    """Print (or write) `{"policy": {...}, "messages": [...]}` for the chosen provider."""
+    _require_file(args.file)
+    chosen = policies.resolve(args.provider, args.model_api, args.model)
+    history = replay_messages(read_session(args.file).entries)
+    options = SanitizeOptions(image_max_dimension_px=args.image_max_dimension)
+    replay = sanitize(history, chosen, options)
+    document = {
+        "policy": {"name": chosen.name, "transforms": list(chosen.transforms)},
+        "messages": [to_json(m) for m in replay],
+    }
+    text = json.dumps(document, ensure_ascii=False, indent=2) + "\n"
+    if args.out is None:
+        sys.stdout.write(text)
+    else:
+        atomic_write(args.out, [text.encode("utf-8", errors="backslashreplace")], _existing_mode(args.out))
+    print(f"{args.file}: {len(history)} messages in, {len(replay)} out (policy {chosen.name})", file=sys.stderr)
+    return 0
+
+
+def run_policy(args: argparse.Namespace) -> int:
+    """Print the chosen family and one line per transform."""
+    chosen = policies.resolve(args.provider, args.model_api, args.model)
+    sys.stdout.write("".join(line + "\n" for line in policies.explain(chosen)))
+    return 0
+
+
+def _require_file(path: Path) -> None:
+    if not path.is_file():
+        raise TranscriptError("no such session file", Location(str(path)))
+
+
+def _existing_mode(path: Path) -> int | None:
+    """Keep the permissions of a file being overwritten; a new file gets the umask default."""
+    return stat.S_IMODE(path.stat().st_mode) if path.is_file() else None

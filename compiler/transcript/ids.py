@@ -1,0 +1,168 @@
+"""Tool-call id sanitising: provider-safe ids that stay unique and keep calls and results paired."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections import Counter, defaultdict, deque
+from dataclasses import replace
+from itertools import count
+
+from .model import AssistantMessage, Message, ThinkingBlock, ToolCallBlock, ToolResultMessage, Transcript
+
+STRICT_MAX = 40
+STRICT9_LENGTH = 9
+# Fallback ids are identifiers, not prose; they match the reference system so ids stay stable
+# for sessions that move between the two.
+STRICT_EMPTY = "defaulttoolid"
+STRICT_NO_ALNUM = "sanitizedtoolid"
+STRICT9_EMPTY = "defaultid"
+NATIVE_ANTHROPIC_ID = re.compile(r"toolu_[A-Za-z0-9_]+")
+_NOT_ALNUM = re.compile(r"[^A-Za-z0-9]")
+
+
+def sha256_hex(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def strict_id(raw: object) -> str:
+    """Alphanumerics only; a fallback when nothing is left."""
+    if not isinstance(raw, str) or not raw:
+        return STRICT_EMPTY
+    return _NOT_ALNUM.sub("", raw) or STRICT_NO_ALNUM
+
+
+def strict9_id(raw: object) -> str:
+    """Exactly nine alphanumerics (Mistral): the first nine, else a hash of what there is."""
+    if not isinstance(raw, str) or not raw:
+        return STRICT9_EMPTY
+    alnum = _NOT_ALNUM.sub("", raw)
+    if len(alnum) >= STRICT9_LENGTH:
+        return alnum[:STRICT9_LENGTH]
+    return sha256_hex(alnum or "sanitized")[:STRICT9_LENGTH]
+
+
+def unique_strict(seed: str, used: set[str]) -> str:
+    """A strict id for `seed` not in `used`: the plain form, else a hash suffix, else a counter."""
+    base = strict_id(seed)[:STRICT_MAX]
+    if base not in used:
+        return base
+    hashed = base[: STRICT_MAX - 8] + sha256_hex(seed)[:8]
+    candidates = (hashed[: STRICT_MAX - len(f"x{n}")] + f"x{n}" for n in count(2))
+    return hashed if hashed not in used else next(c for c in candidates if c not in used)
+
+
+def unique_strict9(seed: str, used: set[str]) -> str:
+    """A strict9 id for `seed` not in `used`: the plain form, else hashes of `seed:0`, `seed:1`, …"""
+    plain = strict9_id(seed)
+    if plain not in used:
+        return plain
+    hashed = (sha256_hex(f"{seed}:{i}")[:STRICT9_LENGTH] for i in count())
+    return next(h for h in hashed if h not in used)
+
+
+_UNIQUE = {"strict": unique_strict, "strict9": unique_strict9}
+
+
+class _IdMap:
+    """Walks a transcript once; each call's new id is queued under its raw id for its result."""
+
+    def __init__(self, mode: str, keep_native_anthropic_ids: bool) -> None:
+        self.unique = _UNIQUE[mode]
+        self.keep_native = keep_native_anthropic_ids
+        self.used: set[str] = set()
+        self.calls_seen: Counter[str] = Counter()
+        self.orphans_seen: Counter[str] = Counter()
+        self.pending: defaultdict[str, deque[str]] = defaultdict(deque)
+
+    def for_call(self, raw: str) -> str:
+        # A raw id may repeat across turns; later occurrences get their own seed.
+        self.calls_seen[raw] += 1
+        n = self.calls_seen[raw]
+        native = self.keep_native and n == 1 and NATIVE_ANTHROPIC_ID.fullmatch(raw) and raw not in self.used
+        new = raw if native else self.unique(raw if n == 1 else f"{raw}:{n}", self.used)
+        return self._claim(new, raw)
+
+    def for_result(self, raw: str) -> str:
+        if self.pending[raw]:
+            return self.pending[raw].popleft()
+        self.orphans_seen[raw] += 1
+        new = self.unique(f"{raw}:tool_result:{self.orphans_seen[raw]}", self.used)
+        self.used.add(new)
+        return new
+
+    def _claim(self, new: str, raw: str) -> str:
+        self.used.add(new)
+        self.pending[raw].append(new)
+        return new
+
+
+def rewrite_tool_call_ids(messages: Transcript, mode: str, keep_native_anthropic_ids: bool = False) -> Transcript:
+    """Give every tool call and result a provider-safe id (`strict` or `strict9`), keeping pairs matched."""
+    ids = _IdMap(mode, keep_native_anthropic_ids)
+    return tuple(_rewrite_message(message, ids) for message in messages)
+
+
+def _rewrite_message(message: Message, ids: _IdMap) -> Message:
+    if isinstance(message, AssistantMessage) and not isinstance(message.content, str):
+        return replace(message, content=tuple(_rewrite_call(b, ids) for b in message.content))
+    if isinstance(message, ToolResultMessage) and isinstance(message.answers, str) and message.answers:
+        return message.answering(ids.for_result(message.answers))
+    return message
+
+
+def _rewrite_call(block: object, ids: _IdMap) -> object:
+    if isinstance(block, ToolCallBlock) and isinstance(block.id, str):
+        return replace(block, id=ids.for_call(block.id))
+    return block
+
+
+def downgrade_responses_call_ids(messages: Transcript) -> Transcript:
+    """Drop the `|fc_…` item half of OpenAI Responses call ids that no reasoning item precedes.
+
+    A `call|fc_item` id replays a function-call item that belongs to a reasoning item; without
+    that reasoning in the same turn the API rejects the pair, so only the call id is kept (and the
+    results right after the turn are renamed to match).
+    """
+    out: list[Message] = []
+    renamed: dict[str, str] = {}
+    for message in messages:
+        if isinstance(message, AssistantMessage) and not isinstance(message.content, str):
+            renamed = {}
+            message = replace(message, content=_downgrade_turn(message.content, renamed))
+        elif isinstance(message, ToolResultMessage) and isinstance(message.answers, str) and message.answers in renamed:
+            message = message.answering(renamed[message.answers])
+        elif not isinstance(message, ToolResultMessage):
+            renamed = {}
+        out.append(message)
+    return tuple(out)
+
+
+def _downgrade_turn(blocks: tuple, renamed: dict[str, str]) -> tuple:
+    out = []
+    reasoning_seen = False
+    for block in blocks:
+        reasoning_seen = reasoning_seen or (isinstance(block, ThinkingBlock) and _replayable_reasoning(block))
+        call_id, _, item = block.id.partition("|") if _has_string_id(block) else ("", "", "")
+        if item.startswith("fc_") and not reasoning_seen:
+            renamed[block.id] = call_id
+            block = replace(block, id=call_id)
+        out.append(block)
+    return tuple(out)
+
+
+def _has_string_id(block: object) -> bool:
+    return isinstance(block, ToolCallBlock) and isinstance(block.id, str)
+
+
+def _replayable_reasoning(block: ThinkingBlock) -> bool:
+    """A Responses reasoning item: its signature is JSON with an `rs_` id and a `reasoning*` type."""
+    try:
+        item = json.loads(block.thinking_signature) if isinstance(block.thinking_signature, str) else None
+    except ValueError:
+        return False
+    return (
+        isinstance(item, dict) and str(item.get("id", "")).startswith("rs_")
+        and str(item.get("type", "")).startswith("reasoning")
+    )

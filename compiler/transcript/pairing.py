@@ -1,0 +1,142 @@
+"""Tool-result pairing: every tool call followed by exactly one result, in call order.
+
+A frame is an assistant turn with tool calls plus everything up to the next such turn. Results
+are matched inside their frame, may move back to an earlier frame that is their only possible
+owner, and are dropped otherwise. A missing result gets a synthetic error result, except in a
+failed (`error`/`aborted`) turn: its calls never completed, so they and their results go.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from itertools import chain
+
+from .model import (
+    AssistantMessage, Message, TextBlock, ToolCallBlock, ToolResultMessage, Transcript, is_failed, tool_calls,
+)
+
+RESPONSES_MISSING_RESULT = "aborted"
+"""What OpenAI Responses-family APIs expect as the output of a call that never finished (protocol value)."""
+
+
+@dataclass
+class _Frame:
+    """Working state for one frame while results are matched (local to one repair call)."""
+
+    assistant: AssistantMessage | None
+    calls: tuple[ToolCallBlock, ...] = ()
+    results: list[ToolResultMessage | None] = field(default_factory=list)
+    rest: list[Message] = field(default_factory=list)
+    candidates: list[ToolResultMessage] = field(default_factory=list)
+
+    @property
+    def open(self) -> bool:
+        """Can this frame own results? Only a completed turn's calls can."""
+        return self.assistant is not None and not is_failed(self.assistant)
+
+
+def repair_pairing(messages: Transcript, missing_text: str) -> Transcript:
+    """Move, drop and synthesise tool results so each call is answered once, right after its turn."""
+    frames = _split_frames(messages)
+    unclaimed = [(index, r) for index, frame in enumerate(frames) for r in _claim_own_results(frame)]
+    for position, result in unclaimed:
+        _adopt(result, position, frames)
+    return tuple(chain.from_iterable(_emit(frame, missing_text) for frame in frames))
+
+
+def _split_frames(messages: Transcript) -> list[_Frame]:
+    frames = [_Frame(assistant=None)]
+    for message in messages:
+        if tool_calls(message):
+            calls = tool_calls(message)
+            frames.append(_Frame(message, calls, [None] * len(calls)))
+        elif isinstance(message, ToolResultMessage):
+            frames[-1].candidates.append(message)
+        else:
+            frames[-1].rest.append(message)
+    return frames
+
+
+def _claim_own_results(frame: _Frame) -> list[ToolResultMessage]:
+    """Fill the frame's call slots; return the results it cannot own. Duplicates vanish.
+
+    Results quoting a call id go first, so one that lost its id never displaces a real answer.
+    """
+    if not frame.open:
+        return list(frame.candidates)
+    ids = [call.id for call in frame.calls]
+    quoting = [r for r in frame.candidates if r.answers in ids]
+    for result in quoting:
+        _fill_first_open(frame, result)
+    unclaimed = []
+    for result in (r for r in frame.candidates if r.answers not in ids):
+        if _adoptable_without_id(frame, result):
+            frame.results[0] = _answered(replace(result.answering(frame.calls[0].id), is_error=True), frame.calls[0])
+        else:
+            unclaimed.append(result)
+    return unclaimed
+
+
+def _fill_first_open(frame: _Frame, result: ToolResultMessage) -> None:
+    for slot, call in enumerate(frame.calls):
+        if call.id == result.answers and frame.results[slot] is None:
+            frame.results[slot] = _answered(result, call)
+            return
+
+
+def _adoptable_without_id(frame: _Frame, result: ToolResultMessage) -> bool:
+    """A result that lost its id may answer the frame's only call if the names do not disagree."""
+    no_id = not isinstance(result.answers, str) or not result.answers.strip()
+    return (
+        no_id and len(frame.calls) == 1 and frame.results[0] is None
+        and (_blank(result.tool_name) or result.tool_name == frame.calls[0].name)
+    )
+
+
+def _adopt(result: ToolResultMessage, position: int, frames: list[_Frame]) -> None:
+    """Move a stray result to an earlier frame, but only when exactly one open call anywhere fits it."""
+    owners = [
+        (index, slot) for index, frame in enumerate(frames) if frame.open
+        for slot, call in enumerate(frame.calls) if call.id == result.answers and frame.results[slot] is None
+    ]
+    if len(owners) == 1 and owners[0][0] < position:
+        index, slot = owners[0]
+        frames[index].results[slot] = _answered(result, frames[index].calls[slot])
+
+
+def _answered(result: ToolResultMessage, call: ToolCallBlock) -> ToolResultMessage:
+    """A matched result, with a blank tool name filled in from its call."""
+    return replace(result, tool_name=call.name) if _blank(result.tool_name) else result
+
+
+def _emit(frame: _Frame, missing_text: str) -> list[Message]:
+    if frame.assistant is None:
+        return frame.rest
+    if not frame.open:
+        return _without_calls(frame.assistant) + frame.rest
+    answers = [
+        result or _synthetic(frame.assistant, call, missing_text)
+        for result, call in zip(frame.results, frame.calls, strict=True)
+    ]
+    return [frame.assistant, *answers, *frame.rest]
+
+
+def _without_calls(assistant: AssistantMessage) -> list[Message]:
+    """A failed turn keeps what it said; a turn that was nothing but calls is left out."""
+    kept = tuple(b for b in assistant.content if not isinstance(b, ToolCallBlock))
+    return [replace(assistant, content=kept)] if kept else []
+
+
+def _synthetic(assistant: AssistantMessage, call: ToolCallBlock, text: str) -> ToolResultMessage:
+    # The timestamp is the turn's own, so output does not depend on the clock.
+    return ToolResultMessage(
+        tool_call_id=call.id,
+        tool_name=call.name if not _blank(call.name) else "unknown",
+        content=(TextBlock(text=text),),
+        is_error=True,
+        timestamp=assistant.timestamp,
+    )
+
+
+def _blank(value: object) -> bool:
+    return not isinstance(value, str) or not value.strip()

@@ -1,0 +1,55 @@
+"""Replay sanitising: run the policy's transforms, in the fixed order of policy.TRANSFORM_ORDER."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from . import ids, images, normalize, pairing, provenance, thinking, tool_inputs, turns
+from . import policy as p
+from .model import Message, Transcript
+from .texts import DEFAULT_TEXTS, Texts
+
+
+@dataclass(frozen=True)
+class SanitizeOptions:
+    """Settings that do not depend on the provider."""
+
+    image_max_dimension_px: int = images.DEFAULT_MAX_SIDE_PX
+    """Longest image side allowed (`agents.defaults.imageMaxDimensionPx`)."""
+    allowed_tool_names: frozenset[str] | None = None
+    """When set, tool calls naming any other tool are dropped (compared case-insensitively)."""
+    texts: Texts = DEFAULT_TEXTS
+    """Placeholder and marker wording."""
+
+
+Step = Callable[[Transcript, p.Policy, SanitizeOptions], Transcript]
+
+STEPS: dict[str, Step] = {
+    p.INTER_SESSION_MARKER: lambda m, _, o: provenance.mark_inter_session(m, o.texts),
+    p.TRANSCRIPT_ONLY_ROWS: lambda m, _, o: normalize.drop_transcript_only_rows(m),
+    p.EMPTY_TEXT: lambda m, _, o: normalize.clean_empty_text(m, o.texts),
+    p.IMAGES: lambda m, _, o: images.sanitize_images(m, o.image_max_dimension_px, o.texts),
+    p.TOOL_CALL_INPUTS: lambda m, _, o: tool_inputs.validate_tool_call_inputs(m, o.allowed_tool_names),
+    p.INCOMPLETE_REASONING_TURNS: lambda m, _, o: normalize.drop_incomplete_reasoning_turns(m),
+    p.TOOL_CALL_IDS: lambda m, pol, _: ids.rewrite_tool_call_ids(m, pol.ids, pol.keep_native_anthropic_ids),
+    p.TOOL_RESULT_PAIRING: lambda m, pol, o: pairing.repair_pairing(
+        m, pairing.RESPONSES_MISSING_RESULT if pol.responses_api else o.texts.missing_tool_result
+    ),
+    p.RESPONSES_CALL_IDS: lambda m, _, o: ids.downgrade_responses_call_ids(m),
+    p.THOUGHT_SIGNATURES: lambda m, _, o: thinking.strip_thought_signatures(m),
+    p.UNSIGNED_THINKING: lambda m, _, o: thinking.strip_unsigned_thinking(m, o.texts.omitted_reasoning),
+    p.HISTORICAL_THINKING: lambda m, _, o: thinking.drop_historical_thinking(m, o.texts.omitted_reasoning),
+    p.GEMINI_TURNS: lambda m, _, o: turns.merge_consecutive_assistants(m),
+    p.TRAILING_FAILED_TURNS: lambda m, _, o: normalize.drop_trailing_failed_turns(m, o.texts),
+    p.BOOTSTRAP_USER_TURN: lambda m, _, o: turns.prepend_bootstrap_turn(m, o.texts.bootstrap_user_turn),
+    p.ANTHROPIC_TURNS: lambda m, _, o: turns.validate_anthropic_turns(m, o.texts.omitted_tool_calls),
+}
+
+
+def sanitize(messages: Sequence[Message], policy: p.Policy, options: SanitizeOptions = SanitizeOptions()) -> Transcript:
+    """The replay copy of a history for one provider; the input is not changed."""
+    result = tuple(messages)
+    for name in policy.transforms:
+        result = STEPS[name](result, policy, options)
+    return result

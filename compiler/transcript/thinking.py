@@ -1,0 +1,132 @@
+"""Thinking blocks and their signatures: drop what a provider would reject, keep turns non-empty."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from collections.abc import Callable
+from dataclasses import replace
+from datetime import UTC, datetime
+
+from .model import (
+    AssistantMessage, Block, CompactionSummary, OpaqueBlock, TextBlock, ThinkingBlock, Transcript,
+    UserMessage, to_json, tool_calls, without_fields,
+)
+
+THOUGHT_SIGNATURE_KEYS = ("thought_signature", "thoughtSignature")
+CLAUDE_MESSAGE_ID_PREFIX = "msg_"
+_BASE64ISH = re.compile(r"[A-Za-z0-9+/=_-]+")
+
+
+def strip_thought_signatures(messages: Transcript) -> Transcript:
+    """Remove Gemini thought signatures that are not real base64 (e.g. Claude `msg_…` ids leaking in).
+
+    Turns that ended in `error` are left alone: their blocks are replayed as they were.
+    """
+    return tuple(
+        replace(m, content=tuple(_clean_thought_signature(b) for b in m.content))
+        if isinstance(m, AssistantMessage) and m.stop_reason != "error" and not isinstance(m.content, str) else m
+        for m in messages
+    )
+
+
+def _clean_thought_signature(block: Block) -> Block:
+    if isinstance(block, OpaqueBlock):
+        return block
+    current = to_json(block)
+    bad = [k for k in THOUGHT_SIGNATURE_KEYS if k in current and not _replayable_signature(current[k])]
+    return without_fields(block, *bad) if bad else block
+
+
+def _replayable_signature(value: object) -> bool:
+    return isinstance(value, str) and not value.startswith(CLAUDE_MESSAGE_ID_PREFIX) and is_base64(value)
+
+
+def is_base64(value: str) -> bool:
+    """Standard or URL-safe base64 that decodes to at least one byte and re-encodes to itself."""
+    text = re.sub(r"\s", "", value)
+    if not _BASE64ISH.fullmatch(text):
+        return False
+    standard = text.replace("-", "+").replace("_", "/").rstrip("=")
+    try:
+        decoded = base64.b64decode(standard + "=" * (-len(standard) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return bool(decoded) and base64.b64encode(decoded).decode().rstrip("=") == standard
+
+
+def strip_unsigned_thinking(messages: Transcript, placeholder: str) -> Transcript:
+    """Drop thinking a signed-thinking provider would reject.
+
+    Turns older than the latest compaction lose all thinking (signatures are bound to the prompt
+    prefix, which compaction rewrote); other turns lose thinking without a signature, except the
+    turn still in progress.
+    """
+    cutoff = _latest_compaction_ms(messages)
+    live = _live_turn(messages)
+
+    def remove(index: int, message: AssistantMessage) -> Callable[[ThinkingBlock], bool]:
+        stamp = timestamp_ms(message.timestamp)
+        if cutoff is not None and stamp is not None and stamp < cutoff:
+            return lambda block: True
+        return lambda block: index != live and not block.signed
+
+    return tuple(
+        _remove_thinking(m, remove(i, m), placeholder) if isinstance(m, AssistantMessage) else m
+        for i, m in enumerate(messages)
+    )
+
+
+def drop_historical_thinking(messages: Transcript, placeholder: str) -> Transcript:
+    """Remove thinking from every assistant turn except the one still in progress."""
+    live = _live_turn(messages)
+    return tuple(
+        _remove_thinking(m, lambda block: True, placeholder) if isinstance(m, AssistantMessage) and i != live else m
+        for i, m in enumerate(messages)
+    )
+
+
+def _remove_thinking(
+    message: AssistantMessage, remove: Callable[[ThinkingBlock], bool], placeholder: str
+) -> AssistantMessage:
+    if isinstance(message.content, str):
+        return message
+    kept = tuple(b for b in message.content if not (isinstance(b, ThinkingBlock) and remove(b)))
+    if len(kept) == len(message.content):
+        return message
+    # An emptied turn keeps a line of text, so later steps do not delete the turn and break alternation.
+    return replace(message, content=kept or (TextBlock(text=placeholder),))
+
+
+def _live_turn(messages: Transcript) -> int | None:
+    """The latest assistant turn, if still in progress: no user turn after it, and it either ends
+    the history or is waiting on its own tool calls."""
+    latest = max((i for i, m in enumerate(messages) if isinstance(m, AssistantMessage)), default=None)
+    if latest is None:
+        return None
+    after = messages[latest + 1:]
+    if any(isinstance(m, UserMessage) for m in after):
+        return None
+    return latest if not after or tool_calls(messages[latest]) else None
+
+
+def _latest_compaction_ms(messages: Transcript) -> float | None:
+    stamps = [timestamp_ms(m.timestamp) for m in messages if isinstance(m, CompactionSummary)]
+    known = [s for s in stamps if s is not None]
+    return known[-1] if known else None
+
+
+def timestamp_ms(value: object) -> float | None:
+    """Unix milliseconds from a number or an ISO-8601 string (naive times count as UTC)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    if not isinstance(value, str):
+        return None
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp() * 1000

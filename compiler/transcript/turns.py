@@ -1,0 +1,167 @@
+"""Turn-shape fixes for providers that insist on alternation: merges, a bootstrap turn, dangling calls."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+from .model import (
+    AssistantMessage, Message, OpaqueBlock, OpaqueMessage, TextBlock, ThinkingBlock, ToolCallBlock,
+    ToolResultMessage, Transcript, UserMessage, blocks_of, is_failed, tool_calls,
+)
+
+EMBEDDED_RESULT_TYPES = frozenset({"toolResult", "tool_result"})
+EMBEDDED_RESULT_ID_KEYS = ("toolCallId", "toolUseId", "tool_use_id", "tool_call_id", "callId", "call_id")
+
+
+def merge_consecutive_assistants(messages: Transcript) -> Transcript:
+    """Join back-to-back assistant turns; the later turn's usage, stop reason and error win when set."""
+    return _merge_runs(messages, AssistantMessage, _merge_assistant)
+
+
+def merge_consecutive_users(messages: Transcript) -> Transcript:
+    """Join back-to-back user turns into one turn of blocks; other fields come from the later turn."""
+    return _merge_runs(messages, UserMessage, _merge_user)
+
+
+def _merge_runs(messages: Transcript, kind: type, merge: Callable[[Any, Any], Message]) -> Transcript:
+    out: list[Message] = []
+    for message in messages:
+        if out and isinstance(out[-1], kind) and isinstance(message, kind):
+            out[-1] = merge(out[-1], message)
+        else:
+            out.append(message)
+    return tuple(out)
+
+
+def _merge_assistant(earlier: AssistantMessage, later: AssistantMessage) -> AssistantMessage:
+    return replace(
+        earlier,
+        content=blocks_of(earlier) + blocks_of(later),
+        usage=_later_if_set(earlier.usage, later.usage),
+        # A failure is not passed on: the later turn ran after it, and its calls were answered.
+        stop_reason=later.stop_reason if is_failed(earlier) else _later_if_set(earlier.stop_reason, later.stop_reason),
+        error_message=_later_if_set(earlier.error_message, later.error_message),
+    )
+
+
+def _merge_user(earlier: UserMessage, later: UserMessage) -> UserMessage:
+    return replace(
+        later,
+        content=blocks_of(earlier) + blocks_of(later),
+        timestamp=_later_if_set(earlier.timestamp, later.timestamp),
+    )
+
+
+def _later_if_set(earlier: Any, later: Any) -> Any:
+    return later if later is not None else earlier
+
+
+def prepend_bootstrap_turn(messages: Transcript, text: str) -> Transcript:
+    """Put a tiny user turn first when the history starts with the assistant (Gemini rejects that)."""
+    if not messages or not isinstance(messages[0], AssistantMessage):
+        return messages
+    return (UserMessage(content=text, timestamp=messages[0].timestamp), *messages)
+
+
+def validate_anthropic_turns(messages: Transcript, omitted_calls_text: str) -> Transcript:
+    """Alternating turns with every tool call answered: merge assistants, strip dangling calls, merge users."""
+    stripped = strip_dangling_tool_calls(merge_consecutive_assistants(messages), omitted_calls_text)
+    # Stripping can remove the results that separated two assistant turns, so merge once more.
+    return merge_consecutive_users(merge_consecutive_assistants(stripped))
+
+
+@dataclass(frozen=True)
+class _Answer:
+    """A tool result seen after an assistant turn, before the next one."""
+
+    id: Any
+    """The call id it quotes."""
+    name: Any
+    """The tool name it reports (None when embedded in user content)."""
+    standalone: bool
+    """A toolResult message (trusted), rather than a block inside a user turn."""
+
+
+def strip_dangling_tool_calls(messages: Transcript, omitted_calls_text: str) -> Transcript:
+    """Remove tool calls that no later result answers, then results whose call is gone."""
+    out: list[Message] = []
+    for index, message in enumerate(messages):
+        if not tool_calls(message):
+            out.append(message)
+            continue
+        kept = _keep_answered_calls(message, _answers_after(messages, index), omitted_calls_text)
+        out.extend([kept] if kept is not None else [])
+    return _drop_unanswered_results(out)
+
+
+def _answers_after(messages: Transcript, index: int) -> list[_Answer]:
+    answers: list[_Answer] = []
+    for message in messages[index + 1:]:
+        if isinstance(message, AssistantMessage):
+            break
+        answers.extend(_answers_in(message))
+    return answers
+
+
+def _answers_in(message: Message) -> list[_Answer]:
+    if isinstance(message, ToolResultMessage):
+        return [_Answer(message.answers, message.tool_name, standalone=True)]
+    if isinstance(message, OpaqueMessage) and isinstance(message.raw, dict) and message.raw.get("role") == "tool":
+        return [_Answer(_embedded_id(message.raw), None, standalone=False)]
+    if isinstance(message, UserMessage):
+        return [
+            _Answer(_embedded_id(b.raw), None, standalone=False) for b in blocks_of(message)
+            if isinstance(b, OpaqueBlock) and isinstance(b.raw, dict) and b.raw.get("type") in EMBEDDED_RESULT_TYPES
+        ]
+    return []
+
+
+def _embedded_id(raw: dict) -> Any:
+    return next((raw[k] for k in EMBEDDED_RESULT_ID_KEYS if k in raw), None)
+
+
+def _keep_answered_calls(
+    assistant: AssistantMessage, answers: list[_Answer], omitted_calls_text: str
+) -> AssistantMessage | None:
+    """The turn with unanswered calls removed; None when a failed turn is left with nothing."""
+    blocks = blocks_of(assistant)
+    thinking = any(isinstance(b, ThinkingBlock) for b in blocks)
+    answered = _is_answered_trusted(answers) if thinking else _is_answered(answers)
+    if all(answered(call) for call in tool_calls(assistant)):
+        return assistant
+    # Signed thinking is bound to the whole turn; once the turn changes it cannot be replayed.
+    kept = tuple(
+        b for b in blocks
+        if not (isinstance(b, ToolCallBlock) and not answered(b)) and not (thinking and isinstance(b, ThinkingBlock))
+    )
+    if kept:
+        return replace(assistant, content=kept)
+    return None if is_failed(assistant) else replace(assistant, content=(TextBlock(text=omitted_calls_text),))
+
+
+def _is_answered(answers: list[_Answer]) -> Callable[[ToolCallBlock], bool]:
+    ids = {a.id for a in answers if isinstance(a.id, str)}
+    return lambda call: isinstance(call.id, str) and call.id in ids
+
+
+def _is_answered_trusted(answers: list[_Answer]) -> Callable[[ToolCallBlock], bool]:
+    """Only a standalone result naming the same tool vouches for a call in a thinking turn."""
+    trusted = {(a.id, a.name) for a in answers if a.standalone and isinstance(a.id, str) and isinstance(a.name, str)}
+    return lambda call: isinstance(call.id, str) and isinstance(call.name, str) and (call.id, call.name) in trusted
+
+
+def _drop_unanswered_results(messages: list[Message]) -> Transcript:
+    out: list[Message] = []
+    open_ids: set[Any] = set()
+    for message in messages:
+        if isinstance(message, AssistantMessage):
+            open_ids = {call.id for call in tool_calls(message) if isinstance(call.id, str)}
+        if not isinstance(message, ToolResultMessage) or _answers_one_of(message, open_ids):
+            out.append(message)
+    return tuple(out)
+
+
+def _answers_one_of(result: ToolResultMessage, call_ids: set[Any]) -> bool:
+    return isinstance(result.answers, str) and result.answers in call_ids

@@ -1,0 +1,99 @@
+"""Tool-call id sanitising (reference vectors 1-11) and the OpenAI Responses `|fc_` downgrade."""
+
+from __future__ import annotations
+
+from compiler.transcript.ids import downgrade_responses_call_ids, rewrite_tool_call_ids, strict9_id, strict_id
+from transcript_strategies import A, R, U, plain, tc, thinking, typed
+
+
+def _ids(messages):
+    """Call ids then result ids, in transcript order."""
+    out = []
+    for m in plain(messages):
+        out += [b["id"] for b in m.get("content", []) if isinstance(b, dict) and "id" in b]
+        out += [m["toolCallId"]] if "toolCallId" in m else []
+    return out
+
+
+def test_vector_01_strict_keeps_call_and_result_paired():
+    out = rewrite_tool_call_ids(typed(A(tc("call|item:123")), R("call|item:123")), "strict")
+    assert _ids(out) == ["callitem123", "callitem123"]
+
+
+def test_vector_02_strict_drops_underscores():
+    assert strict_id("whatsapp_login_1768799841527_1") == "whatsapplogin17687998415271"
+
+
+def test_vector_03_strict_collision_in_one_turn_gets_a_hash_suffix():
+    history = typed(A(tc("call_a|b"), tc("call_a:b")), R("call_a|b", "first"), R("call_a:b", "second"))
+    out = plain(rewrite_tool_call_ids(history, "strict"))
+    assert [b["id"] for b in out[0]["content"]] == ["callab", "callab164e5cbf"]
+    pairs = [(m["toolCallId"], m["content"][0]["text"]) for m in out[1:]]
+    assert pairs == [("callab", "first"), ("callab164e5cbf", "second")]
+
+
+def test_vector_04_strict_caps_ids_at_40_characters():
+    raw = "call_" + "x" * 434
+    out = rewrite_tool_call_ids(typed(A(tc(raw)), R(raw)), "strict")
+    assert _ids(out) == ["call" + "x" * 36] * 2
+
+
+def test_vector_05_strict_without_alphanumerics():
+    assert _ids(rewrite_tool_call_ids(typed(A(tc("|||"))), "strict")) == ["sanitizedtoolid"]
+
+
+def test_vector_06_strict9_takes_nine_then_hashes_on_collision():
+    out = rewrite_tool_call_ids(typed(A(tc("call_abc|item:123")), A(tc("call_abc|item:456"))), "strict9")
+    assert _ids(out) == ["callabcit", "15b81aaaa"]
+
+
+def test_vector_07_strict9_short_id_is_hashed():
+    assert strict9_id("call_1") == "78d66c1f7"
+
+
+def test_vector_08_strict9_without_alphanumerics_and_of_abc():
+    assert strict9_id("---") == "44d8b78be"
+    assert strict9_id("abc") == "ba7816bf8"
+
+
+def test_vector_09_repeated_raw_id_across_turns_gets_a_second_id():
+    history = typed(A(tc("call_1")), R("call_1"), U("again"), A(tc("call_1")), R("call_1"))
+    assert _ids(rewrite_tool_call_ids(history, "strict")) == ["call1", "call1", "call12", "call12"]
+
+
+def test_vector_10_orphan_result_gets_a_fresh_id():
+    assert _ids(rewrite_tool_call_ids(typed(R("call_x")), "strict")) == ["callxtoolresult1"]
+
+
+def test_vector_11_native_anthropic_ids_kept_only_when_asked():
+    history = typed(A(tc("toolu_01ABC")), R("toolu_01ABC"))
+    assert _ids(rewrite_tool_call_ids(history, "strict", keep_native_anthropic_ids=True)) == ["toolu_01ABC"] * 2
+    assert _ids(rewrite_tool_call_ids(history, "strict")) == ["toolu01ABC"] * 2
+
+
+def test_a_result_without_an_id_is_left_for_pairing_to_adopt():
+    result = R(None)
+    assert plain(rewrite_tool_call_ids(typed(A(tc("call_1")), result), "strict"))[1] == result
+
+
+def test_legacy_tool_use_id_is_rewritten_in_place():
+    legacy = {"role": "toolResult", "toolUseId": "call_1", "toolName": "read", "content": []}
+    out = plain(rewrite_tool_call_ids(typed(A(tc("call_1")), legacy), "strict"))
+    assert out[1] == {**legacy, "toolUseId": "call1"}
+
+
+def test_responses_downgrade_renames_only_the_results_right_after_the_turn():
+    history = typed(A(tc("call_a|fc_1"), sr="toolUse"), R("call_a|fc_1"), U("later"), R("call_a|fc_1", "stray"))
+    assert _ids(downgrade_responses_call_ids(history)) == ["call_a", "call_a", "call_a|fc_1"]
+
+
+def test_responses_downgrade_keeps_pairs_after_a_reasoning_item():
+    reasoning = thinking(signature='{"id":"rs_9","type":"reasoning.encrypted"}')
+    history = typed(A(reasoning, tc("call_a|fc_1"), sr="toolUse"), R("call_a|fc_1"))
+    assert plain(downgrade_responses_call_ids(history)) == plain(history)
+
+
+def test_responses_downgrade_ignores_a_signature_that_is_not_a_reasoning_item():
+    signed = thinking(signature='{"id":"msg_9","type":"reasoning"}')
+    history = typed(A(signed, tc("call_a|fc_1"), sr="toolUse"), R("call_a|fc_1"))
+    assert _ids(downgrade_responses_call_ids(history)) == ["call_a", "call_a"]

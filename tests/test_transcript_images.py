@@ -1,0 +1,117 @@
+"""Image sanitising (reference vector 31 and the issue's image acceptance checks)."""
+
+from __future__ import annotations
+
+import base64
+import io
+import os
+import re
+import struct
+
+import pytest
+from PIL import Image
+
+from compiler.transcript import images
+from compiler.transcript.images import image_size, sanitize_image, sanitize_images
+from compiler.transcript.model import ImageBlock, TextBlock, parse_block
+from compiler.transcript.texts import DEFAULT_TEXTS, Texts
+from transcript_strategies import R, U, image, plain, png_base64, text, typed
+
+
+def _sanitize(data, mime_type="image/png", max_side=1200):
+    return sanitize_image(parse_block(image(data, mime_type)), max_side, DEFAULT_TEXTS)
+
+
+def _picture(block):
+    return Image.open(io.BytesIO(base64.b64decode(block.data)))
+
+
+def _note(reason):
+    return DEFAULT_TEXTS.image_note.format(reason=reason)
+
+
+def test_vector_31_large_png_becomes_a_jpeg_with_long_side_1200():
+    out = _sanitize(png_base64(3000, 2000))
+    assert isinstance(out, ImageBlock) and out.mime_type == "image/jpeg"
+    assert _picture(out).format == "JPEG" and _picture(out).size == (1200, 800)
+
+
+def test_small_png_under_the_byte_limit_is_unchanged():
+    data = png_base64(500, 500)
+    assert plain(sanitize_images(typed(U([image(data)])), 1200, DEFAULT_TEXTS)) == [U([image(data)])]
+
+
+def test_vector_31_invalid_base64_becomes_a_note():
+    out = _sanitize("abc")
+    assert isinstance(out, TextBlock) and out.text == _note(DEFAULT_TEXTS.image_invalid_base64)
+
+
+@pytest.mark.parametrize("data", ["", "   ", None])
+def test_empty_payload_becomes_a_note(data):
+    assert _sanitize(data).text == _note(DEFAULT_TEXTS.image_empty)
+
+
+def test_whitespace_in_base64_is_removed_and_a_wrong_mime_type_corrected():
+    data = png_base64(10, 10)
+    out = _sanitize(data[:8] + "\n" + data[8:], mime_type="image/jpeg")
+    assert out.data == data and out.mime_type == "image/png"
+
+
+def test_image_within_size_but_over_the_byte_limit_is_re_encoded():
+    noise = Image.frombytes("RGB", (1190, 1190), os.urandom(1190 * 1190 * 3))
+    buffer = io.BytesIO()
+    noise.save(buffer, format="PNG", compress_level=1)
+    data = base64.b64encode(buffer.getvalue()).decode()
+    assert len(data) > images.MAX_BASE64_CHARS
+    out = _sanitize(data)
+    assert out.mime_type == "image/jpeg" and len(out.data) <= images.MAX_BASE64_CHARS
+    assert _picture(out).size == (1190, 1190)
+
+
+def test_the_maximum_side_is_configurable():
+    assert _picture(_sanitize(png_base64(300, 200), max_side=150)).size == (150, 100)
+
+
+def test_an_image_that_cannot_shrink_enough_becomes_a_note(monkeypatch):
+    monkeypatch.setattr(images, "MAX_BASE64_CHARS", 100)
+    texts = Texts(image_note="{reason}", image_too_large="over {limit}, best {size}")
+    out = sanitize_image(parse_block(image(png_base64(300, 200))), 1200, texts)
+    assert re.fullmatch(r"over 0\.00 MiB, best 0\.\d\d MiB", out.text)
+
+
+def test_transparent_pixels_become_white():
+    clear = Image.new("RGBA", (1600, 1000), (0, 0, 0, 0))
+    buffer = io.BytesIO()
+    clear.save(buffer, format="PNG")
+    out = _sanitize(base64.b64encode(buffer.getvalue()).decode())
+    assert _picture(out).convert("L").getextrema()[0] > 250
+
+
+def test_without_pillow_an_image_that_must_shrink_becomes_a_note(monkeypatch):
+    monkeypatch.setattr(images, "load_pillow", lambda: None)
+    assert _sanitize(png_base64(3000, 2000)).text == _note(DEFAULT_TEXTS.image_needs_pillow)
+    small = png_base64(500, 500)
+    assert _sanitize(small).data == small
+
+
+def test_data_that_claims_to_be_a_big_png_but_is_not_becomes_a_note():
+    fake = b"\x89PNG\r\n\x1a\n" + b"\x00\x00\x00\x0dIHDR" + struct.pack(">II", 5000, 5000) + b"garbage"
+    assert _sanitize(base64.b64encode(fake).decode()).text == _note(DEFAULT_TEXTS.image_undecodable)
+
+
+@pytest.mark.parametrize("fmt", ["JPEG", "GIF", "PNG"])
+def test_sizes_are_read_from_headers(fmt):
+    buffer = io.BytesIO()
+    Image.new("RGB", (640, 480)).save(buffer, format=fmt)
+    assert image_size(buffer.getvalue()) == (640, 480)
+
+
+def test_unknown_formats_have_no_header_size():
+    assert image_size(b"RIFF0000WEBPVP8 ") is None
+
+
+def test_text_blocks_of_tool_results_are_never_touched():
+    result = R("c1", "  keep  ")
+    result["content"].append(image("abc"))
+    out = plain(sanitize_images(typed(result), 1200, DEFAULT_TEXTS))
+    assert out[0]["content"] == [text("  keep  "), text(_note(DEFAULT_TEXTS.image_invalid_base64))]

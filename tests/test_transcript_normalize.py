@@ -1,0 +1,82 @@
+"""Row-level cleanups (reference vectors 26-28) and transcript-only rows."""
+
+from __future__ import annotations
+
+from compiler.transcript.normalize import (
+    clean_empty_text, drop_incomplete_reasoning_turns, drop_trailing_failed_turns, drop_transcript_only_rows,
+)
+from compiler.transcript.texts import Texts
+from transcript_strategies import A, R, U, image, plain, tc, text, thinking, typed
+
+TEXTS = Texts(empty_content="EMPTY", failed_turn="FAILED")
+
+
+def _clean(*messages):
+    return plain(clean_empty_text(typed(*messages), TEXTS))
+
+
+def test_vector_26_blank_tool_result_gets_the_placeholder():
+    result = {"role": "toolResult", "toolCallId": "c1", "toolName": "read", "content": [text("  ")]}
+    assert _clean(result) == [{**result, "content": [text("EMPTY")]}]
+
+
+def test_vector_26_blank_text_next_to_an_image_goes():
+    assert _clean(U([text(""), image("AAAA")])) == [U([image("AAAA")])]
+
+
+def test_vector_26_blank_assistant_turn_is_not_replayed():
+    assert _clean(U("q"), A(text("  "), sr="stop")) == [U("q")]
+
+
+def test_blank_user_turns_are_not_replayed():
+    assert _clean(U("  "), U([text(""), text(" ")]), U([]), U("kept")) == [U("kept")]
+
+
+def test_vector_27_empty_error_turn_gets_the_failed_turn_text():
+    assert _clean(U("a"), A(sr="error"), U("b")) == [U("a"), A(text("FAILED"), sr="error"), U("b")]
+
+
+def test_vector_27_failed_turn_text_is_not_left_at_the_end():
+    cleaned = clean_empty_text(typed(U("a"), A(sr="error")), TEXTS)
+    assert plain(drop_trailing_failed_turns(cleaned, TEXTS)) == [U("a")]
+
+
+def test_vector_27_empty_stop_turn_with_usage_is_dropped_not_filled():
+    assert _clean(U("a"), A(sr="stop", usage={"input": 100})) == [U("a")]
+
+
+def test_empty_stop_turn_with_zero_usage_counts_as_failed():
+    zero = {"input": 0, "output": 0}
+    assert _clean(A(sr="stop", usage=zero)) == [A(text("FAILED"), sr="stop", usage=zero)]
+
+
+def test_blank_text_only_error_turn_is_dropped():
+    assert _clean(U("a"), A(text(" "), sr="error")) == [U("a")]
+
+
+def test_a_real_reply_with_the_failed_turn_text_stays_at_the_end():
+    history = typed(U("a"), A(text("FAILED"), sr="stop", usage={"input": 5}))
+    assert drop_trailing_failed_turns(history, TEXTS) == history
+
+
+def test_legacy_string_assistant_content_becomes_a_block():
+    assert _clean({"role": "assistant", "content": "hello", "stopReason": "stop"}) == [A(text("hello"))]
+
+
+def test_vector_28_reasoning_only_length_turn_is_dropped():
+    cut_short = A(thinking("…"), text(" "), sr="length")
+    empty, with_call = A(sr="length"), A(thinking(), tc("c1"), sr="length")
+    history = typed(U("q"), cut_short, empty, with_call)
+    assert plain(drop_incomplete_reasoning_turns(history)) == [U("q"), empty, with_call]
+
+
+def test_transcript_only_rows_are_not_replayed():
+    history = typed(
+        U("q"),
+        A(text("mirror"), provider="openclaw", model="delivery-mirror"),
+        A(text("note"), provider="openclaw", model="gateway-injected"),
+        A(text("final"), openclawDeliveryMirror={"kind": "channel-final"}),
+        A(text("real"), provider="openclaw", model="other"),
+        R("c1"),
+    )
+    assert plain(drop_transcript_only_rows(history)) == [U("q"), plain(history)[4], R("c1")]

@@ -1,0 +1,83 @@
+"""Tool-result pairing repair (reference vectors 12-16) and the frame rules around them."""
+
+from __future__ import annotations
+
+from compiler.transcript.pairing import repair_pairing
+from transcript_strategies import A, R, U, plain, tc, text, typed
+
+MISSING = "MISSING"
+
+
+def _synthetic(call_id, name="read", **extra):
+    return {**R(call_id, MISSING, name=name), "isError": True, **extra}
+
+
+def _repair(*messages):
+    return plain(repair_pairing(typed(*messages), MISSING))
+
+
+def test_vector_12_result_moves_up_and_missing_one_is_synthesised():
+    call_1, call_2 = tc("call_1", "read"), tc("call_2", "exec")
+    assert _repair(A(call_1, call_2, sr="toolUse"), U("msg"), R("call_2", "ok", name="exec")) == [
+        A(call_1, call_2, sr="toolUse"), _synthetic("call_1"), R("call_2", "ok", name="exec"), U("msg"),
+    ]
+
+
+def test_vector_13_duplicate_results_keep_the_first():
+    assert _repair(A(tc("call_1")), R("call_1", "first"), R("call_1", "second"), U("ok")) == [
+        A(tc("call_1")), R("call_1", "first"), U("ok"),
+    ]
+
+
+def test_vector_14_free_orphan_is_dropped():
+    assert _repair(U("hello"), R("call_orphan"), A(text("ok"))) == [U("hello"), A(text("ok"))]
+
+
+def test_vector_15_failed_turn_gets_no_synthetic_result():
+    # Current generation as read: a failed turn's calls never ran, so they are not replayed;
+    # a turn that was only calls is left out, a turn that also said something keeps its words.
+    assert _repair(A(tc("call_error"), sr="error"), U("next")) == [U("next")]
+    said_something = A(text("trying"), tc("call_error"), sr="error")
+    assert _repair(said_something, U("next")) == [A(text("trying"), sr="error"), U("next")]
+
+
+def test_vector_16_failed_turn_drops_its_partial_result():
+    assert _repair(A(tc("call_aborted"), sr="aborted"), R("call_aborted", "partial"), U("next")) == [U("next")]
+
+
+def test_synthetic_result_takes_the_turn_timestamp_and_unknown_for_a_nameless_call():
+    out = _repair(A(tc("call_1", name=None), timestamp=1234))
+    assert out[1] == _synthetic("call_1", name="unknown", timestamp=1234)
+
+
+def test_result_in_a_later_frame_moves_back_to_its_only_possible_owner():
+    assert _repair(A(tc("c1")), A(tc("c2")), R("c1", "one"), R("c2", "two")) == [
+        A(tc("c1")), R("c1", "one"), A(tc("c2")), R("c2", "two"),
+    ]
+
+
+def test_result_with_two_possible_owners_is_dropped():
+    out = _repair(A(tc("x")), A(tc("x")), A(tc("y")), R("x", "which?"))
+    assert [m["content"][0]["text"] for m in out if m["role"] == "toolResult"] == [MISSING] * 3
+
+
+def test_result_that_lost_its_id_answers_the_only_call_and_is_marked_as_error():
+    out = _repair(A(tc("c1", "read")), R(None, "out", name="read"))
+    assert out[1] == {**R(None, "out"), "toolCallId": "c1", "isError": True}
+
+
+def test_result_that_lost_its_id_is_not_adopted_when_names_disagree():
+    assert _repair(A(tc("c1", "read")), R(None, "out", name="exec"))[1] == _synthetic("c1")
+
+
+def test_result_that_lost_its_id_never_displaces_the_real_answer():
+    assert _repair(A(tc("c1")), R(None, "guess"), R("c1", "real")) == [A(tc("c1")), R("c1", "real")]
+
+
+def test_blank_result_name_is_filled_from_the_call():
+    assert _repair(A(tc("c1", "exec")), R("c1", name=""))[1] == R("c1", name="exec")
+
+
+def test_results_come_back_in_call_order():
+    out = _repair(A(tc("a"), tc("b")), R("b", "second"), R("a", "first"))
+    assert [m["content"][0]["text"] for m in out[1:]] == ["first", "second"]

@@ -1,0 +1,55 @@
+"""Inter-session marker (reference vector 30)."""
+
+from __future__ import annotations
+
+from compiler.transcript.provenance import mark_inter_session
+from compiler.transcript.texts import Texts
+from compiler.transcript.turns import merge_consecutive_users
+from transcript_strategies import U, image, plain, text, typed
+
+TEXTS = Texts(inter_session_header="[RELAYED]", inter_session_notice="NOTICE", inter_session_no_text="NO TEXT")
+SOURCE = {"kind": "inter_session", "sourceSessionKey": "agent:main:x", "sourceTool": "sessions_send"}
+MARK = "[RELAYED] sourceSession=agent:main:x sourceTool=sessions_send isUser=false\nNOTICE\n"
+
+
+def _mark(*messages):
+    return plain(mark_inter_session(typed(*messages), TEXTS))
+
+
+def test_vector_30_relayed_text_gets_the_marker_once():
+    once = mark_inter_session(typed(U("hi", provenance=SOURCE)), TEXTS)
+    assert plain(once) == [U(MARK + "hi", provenance=SOURCE)]
+    assert mark_inter_session(once, TEXTS) == once
+
+
+def test_all_three_source_fields_in_order_and_blank_ones_left_out():
+    source = {"kind": "inter_session", "sourceTool": " t ", "sourceChannel": "telegram", "sourceSessionKey": " "}
+    expected = "[RELAYED] sourceChannel=telegram sourceTool=t isUser=false\nNOTICE\nhi"
+    assert _mark(U("hi", provenance=source))[0]["content"] == expected
+
+
+def test_an_older_marker_is_replaced_by_the_current_one():
+    old = "[RELAYED] sourceSession=agent:old isUser=false\nNOTICE\nhi"
+    assert _mark(U(old, provenance=SOURCE))[0]["content"] == MARK + "hi"
+
+
+def test_first_text_block_is_annotated():
+    assert _mark(U([image("AAAA"), text(" "), text("hi"), text("more")], provenance=SOURCE)) == [
+        U([image("AAAA"), text(" "), text(MARK + "hi"), text("more")], provenance=SOURCE)
+    ]
+
+
+def test_turn_without_text_gets_a_marker_block():
+    expected = U([text(MARK + "NO TEXT"), image("AAAA")], provenance=SOURCE)
+    assert _mark(U([image("AAAA")], provenance=SOURCE)) == [expected]
+
+
+def test_blank_or_other_turns_are_left_alone():
+    history = [U(" ", provenance=SOURCE), U("hi", provenance={"kind": "external_user"}), U("hi")]
+    assert _mark(*history) == history
+
+
+def test_a_merged_turn_carrying_the_marked_text_second_stays_as_it_is():
+    marked = mark_inter_session(typed(U("mine"), U("relayed", provenance=SOURCE)), TEXTS)
+    merged = merge_consecutive_users(marked)
+    assert mark_inter_session(merged, TEXTS) == merged

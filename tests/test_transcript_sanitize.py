@@ -1,0 +1,181 @@
+"""Replay sanitising as a whole: pipeline order, whole-policy vectors, and invariants over random histories."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from compiler.transcript import policy as policies
+from compiler.transcript.model import (
+    AssistantMessage, TextBlock, ToolResultMessage, UserMessage, blocks_of, is_failed, parse_message, tool_calls,
+)
+from compiler.transcript.sanitize import STEPS, SanitizeOptions, sanitize
+from compiler.transcript.texts import DEFAULT_TEXTS
+from compiler.transcript.tool_inputs import TOOL_NAME
+from transcript_strategies import A, R, U, plain, png_base64, tc, text, thinking, transcripts, typed
+
+ALL_POLICIES = sorted(policies.POLICY_TABLE.values(), key=lambda p: p.name)
+ANTHROPIC_STYLE = [p for p in ALL_POLICIES if policies.ANTHROPIC_TURNS in p.transforms]
+RANDOM = settings(max_examples=100, deadline=None)
+
+
+def test_every_transform_in_the_order_has_a_step_and_no_step_is_unordered():
+    assert set(STEPS) == set(policies.TRANSFORM_ORDER)
+
+
+def test_steps_run_in_the_fixed_order_whatever_the_row_lists(monkeypatch):
+    seen = []
+    for name in policies.TRANSFORM_ORDER:
+        monkeypatch.setitem(STEPS, name, lambda m, p, o, name=name: seen.append(name) or m)
+    sanitize((), policies.POLICY_TABLE["openai-compatible"])
+    assert seen == list(policies.POLICY_TABLE["openai-compatible"].transforms)
+    assert seen == [n for n in policies.TRANSFORM_ORDER if n in seen]
+
+
+def test_vector_17_responses_missing_output_is_aborted_and_fc_suffix_dropped():
+    policy = policies.resolve("openai", "openai-responses", "gpt-5")
+    history = typed(A(tc("call_abc|fc_1"), sr="toolUse"), U("next"))
+    assert plain(sanitize(history, policy)) == [
+        A(tc("call_abc"), sr="toolUse"),
+        {"role": "toolResult", "toolCallId": "call_abc", "toolName": "read",
+         "content": [text("aborted")], "isError": True},
+        U("next"),
+    ]
+
+
+def test_vector_17_fc_suffix_stays_when_reasoning_precedes_the_call():
+    policy = policies.resolve("openai", "openai-responses", "gpt-5")
+    reasoning = thinking(signature='{"id":"rs_1","type":"reasoning"}')
+    history = typed(A(reasoning, tc("call_abc|fc_1"), sr="toolUse"), R("call_abc|fc_1"), U("next"))
+    assert plain(sanitize(history, policy)) == plain(history)
+
+
+def test_anthropic_policy_replays_a_typical_broken_history_as_alternating_turns():
+    policy = policies.resolve("anthropic", "anthropic-messages", "claude-sonnet-4-5")
+    history = typed(
+        U("first"), U("second"),
+        A(text("checking"), tc("toolu_01X", "read"), tc("call|2", "exec"), sr="toolUse"),
+        R("call|2", "exec ran", name="exec"),
+        A(sr="error"),
+    )
+    out = plain(sanitize(history, policy))
+    assert out[0] == {"role": "user", "content": [text("first"), text("second")]}
+    assert [c["id"] for c in out[1]["content"][1:]] == ["toolu_01X", "call2"]
+    assert out[2]["toolCallId"] == "toolu_01X" and out[2]["isError"] is True
+    assert out[2]["content"] == [text(DEFAULT_TEXTS.missing_tool_result)]
+    assert out[3]["toolCallId"] == "call2" and out[3]["content"] == [text("exec ran")]
+    assert len(out) == 4  # the failed empty turn at the end is not replayed
+
+
+def test_image_limit_comes_from_the_options():
+    history = typed(U([{"type": "image", "data": png_base64(300, 200), "mimeType": "image/png"}]))
+    out = sanitize(history, policies.POLICY_TABLE["default"], SanitizeOptions(image_max_dimension_px=100))
+    assert out[0].content[0].mime_type == "image/jpeg"
+
+
+def test_callers_can_override_the_wording():
+    options = SanitizeOptions(texts=replace(DEFAULT_TEXTS, missing_tool_result="NO RESULT", bootstrap_user_turn="BOOT"))
+    out = plain(sanitize(typed(A(tc("c1"), sr="toolUse")), policies.POLICY_TABLE["google"], options))
+    assert out[0] == U("BOOT") and out[2]["content"] == [text("NO RESULT")]
+
+
+# ---------------------------------------------------------------------------------------------
+# Invariants over random histories, for every policy
+
+
+@RANDOM
+@given(history=transcripts(), policy=st.sampled_from(ALL_POLICIES))
+def test_sanitising_is_idempotent(history, policy):
+    once = sanitize(typed(*history), policy)
+    assert plain(sanitize(once, policy)) == plain(once)
+
+
+@RANDOM
+@given(history=transcripts(), policy=st.sampled_from(ALL_POLICIES))
+def test_no_user_text_is_lost(history, policy):
+    out = sanitize(typed(*history), policy)
+    replayed = [b.text for m in out if isinstance(m, UserMessage) for b in blocks_of(m) if isinstance(b, TextBlock)]
+    for said in _user_texts(typed(*history)):
+        assert any(said in r for r in replayed), said
+
+
+@RANDOM
+@given(history=transcripts(), policy=st.sampled_from(ALL_POLICIES))
+def test_no_real_tool_result_is_lost(history, policy):
+    out = sanitize(typed(*history), policy)
+    results = [m for m in out if isinstance(m, ToolResultMessage)]
+    replayed = [b.text for m in results for b in blocks_of(m) if isinstance(b, TextBlock)]
+    for result in _real_results(typed(*history)):
+        assert result in replayed
+
+
+@RANDOM
+@given(history=transcripts(), policy=st.sampled_from(ALL_POLICIES))
+def test_every_tool_call_is_answered_right_after_its_turn_and_failed_turns_keep_no_calls(history, policy):
+    out = sanitize(typed(*history), policy)
+    _assert_calls_answered(out)
+    assert not any(tool_calls(m) for m in out if is_failed(m))
+
+
+@RANDOM
+@given(history=transcripts(), policy=st.sampled_from(ANTHROPIC_STYLE))
+def test_anthropic_style_output_alternates(history, policy):
+    out = sanitize(typed(*history), policy)
+    for earlier, later in zip(out, out[1:], strict=False):
+        assert not (isinstance(earlier, UserMessage) and isinstance(later, UserMessage))
+        assert not (isinstance(earlier, AssistantMessage) and isinstance(later, AssistantMessage))
+
+
+def _user_texts(history):
+    return [
+        b.text for m in history if isinstance(m, UserMessage)
+        for b in blocks_of(m) if isinstance(b, TextBlock) and b.text.strip()
+    ]
+
+
+def _real_results(history):
+    """Texts of results that answer a valid, uniquely identified call of a completed turn in their frame."""
+    calls = [c for m in history if not _transcript_only(m) for c in tool_calls(m) if _valid(c)]
+    unique = {c.id for c in calls if sum(other.id == c.id for other in calls) == 1}
+    frame, real, claimed = {}, [], set()
+    for message in history:
+        if isinstance(message, AssistantMessage) and tool_calls(message) and not _transcript_only(message):
+            valid = {c.id: c.name.strip() for c in tool_calls(message) if _valid(c)}
+            frame, claimed = ({} if is_failed(message) else valid), set()
+        if isinstance(message, ToolResultMessage) and message.answers in frame and message.answers in unique:
+            body = message.content[0].text
+            names_agree = message.tool_name in ("", frame[message.answers])
+            if body.strip() and names_agree and message.answers not in claimed:
+                real.append(body)
+            claimed.add(message.answers)
+    return real
+
+
+def _valid(call):
+    has_input = call.arguments is not None or call.input is not None
+    return has_input and isinstance(call.name, str) and TOOL_NAME.fullmatch(call.name.strip()) is not None
+
+
+def _transcript_only(message):
+    return isinstance(message, AssistantMessage) and message.provider == "openclaw"
+
+
+def _assert_calls_answered(out):
+    for index, message in enumerate(out):
+        if isinstance(message, ToolResultMessage):
+            owner = next(m for m in reversed(out[:index]) if not isinstance(m, ToolResultMessage))
+            assert message.answers in [c.id for c in tool_calls(owner)]
+        calls = tool_calls(message)
+        answers = [m.answers for m in out[index + 1: index + 1 + len(calls)] if isinstance(m, ToolResultMessage)]
+        assert answers == [c.id for c in calls]
+
+
+@pytest.mark.parametrize("policy", ALL_POLICIES, ids=lambda p: p.name)
+def test_sanitising_never_changes_the_input(policy):
+    raw = [U("hi"), A(tc("call|1"), sr="toolUse"), U("  ")]
+    history = typed(*raw)
+    sanitize(history, policy)
+    assert plain(history) == raw and parse_message(raw[1]) == history[1]
