@@ -177,12 +177,18 @@ def _context(args: argparse.Namespace) -> int:
 def _add_config(commands: Any) -> None:
     parser = commands.add_parser("config", help="inspect resolved config")
     sub = parser.add_subparsers(title="config commands", parser_class=_Parser)
+    parser.set_defaults(handler=lambda args: _group_help(parser))
     explain = sub.add_parser("explain", help="show a key's value and where it came from")
     explain.add_argument("key")
     explain.add_argument("--config", action="append", type=Path, default=[], metavar="FILE")
     explain.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="overrides")
     explain.add_argument("--agent", help="explain the effective value for this agent")
     explain.set_defaults(handler=_explain)
+
+
+def _group_help(parser: argparse.ArgumentParser) -> int:
+    parser.print_help(sys.stderr)
+    return EXIT_BAD_INPUT
 
 
 def _explain(args: argparse.Namespace) -> int:
@@ -209,3 +215,11 @@ def _init(args: argparse.Namespace) -> int:
     if not created:
         print(f"{args.dir}: every default file already exists; nothing written")
     return EXIT_OK
+
+
+# --------------------------------------------------------------------------- commands in their own modules
+
+from . import bundle, lint, snapshot  # noqa: E402
+from .transcript import cli as transcript_cli  # noqa: E402
+
+EXTRA_COMMANDS += [snapshot.register, bundle.register, lint.register, transcript_cli.register]

@@ -48,6 +48,8 @@ class FilterInputs:
     """Whether the workspace finished its first-run setup."""
     workspace: str
     """The workspace directory, for hooks."""
+    plugins: bool = True
+    """Whether `promptc.hooks` entry points run after the configured hooks."""
 
 
 Filter = Callable[[tuple[WorkspaceFile, ...], FilterInputs], tuple[WorkspaceFile, ...]]
@@ -142,7 +144,7 @@ def run_hooks(files: tuple[WorkspaceFile, ...], inputs: FilterInputs) -> tuple[W
     context = HookContext(
         inputs.workspace, inputs.config.agent_id, inputs.run.session, inputs.config
     )
-    for name, load in hook_sources(inputs.config):
+    for name, load in hook_sources(inputs.config, plugins=inputs.plugins):
         files = _call_hook(name, load, files, context)
     return files
 
@@ -172,9 +174,12 @@ def apply(
     *,
     setup_complete: bool,
     workspace: Path | str | None = None,
+    plugins: bool = True,
 ) -> tuple[WorkspaceFile, ...]:
     """The files this run sees, after every filter in order."""
-    return apply_with_drops(files, cfg, run, setup_complete=setup_complete, workspace=workspace)[0]
+    return apply_with_drops(
+        files, cfg, run, setup_complete=setup_complete, workspace=workspace, plugins=plugins
+    )[0]
 
 
 def apply_with_drops(
@@ -184,13 +189,14 @@ def apply_with_drops(
     *,
     setup_complete: bool,
     workspace: Path | str | None = None,
+    plugins: bool = True,
 ) -> tuple[tuple[WorkspaceFile, ...], tuple[Drop, ...]]:
     """Like `apply`, also naming which filter removed each file that disappeared.
 
-    `workspace` (for hooks) defaults to `cfg.workspace`.
+    `workspace` (for hooks) defaults to `cfg.workspace`; `plugins=False` skips entry-point hooks.
     """
     inputs = FilterInputs(
-        cfg, run, setup_complete, str(workspace if workspace is not None else cfg.workspace)
+        cfg, run, setup_complete, str(workspace if workspace is not None else cfg.workspace), plugins
     )
     current, drops = tuple(files), []
     for step in FILTERS:
@@ -206,10 +212,13 @@ def apply_with_drops(
 Hook = Callable[[list[WorkspaceFile], HookContext], Any]
 
 
-def hook_sources(config: ResolvedConfig) -> list[tuple[str, Callable[[], Hook]]]:
+def hook_sources(
+    config: ResolvedConfig, *, plugins: bool = True
+) -> list[tuple[str, Callable[[], Hook]]]:
     """(name, loader) for every hook: config entries in order, then entry points by name."""
     configured = [(spec, _loader_for_spec(spec)) for spec in config.hooks]
-    return configured + [(f"{point.name} ({point.value})", point.load) for point in installed_hooks()]
+    installed = installed_hooks() if plugins else ()
+    return configured + [(f"{point.name} ({point.value})", point.load) for point in installed]
 
 
 @functools.cache

@@ -39,6 +39,10 @@ class Request:
     """Environment for skill `requires.env` and PATH checks; None means os.environ."""
     now: str = "1970-01-01T00:00:00Z"
     """Timestamp recorded in the workspace state file (the CLI passes the real time)."""
+    plugins: bool = True
+    """Use installed `promptc.providers` / `promptc.hooks` entry points (snapshots turn this off)."""
+    platform: str | None = None
+    """Operating system for skill `metadata.os` checks; None means sys.platform."""
 
 
 def compile_prompt(request: Request) -> Prompt:
@@ -49,9 +53,12 @@ def compile_prompt(request: Request) -> Prompt:
     state = workspace.read_state(root)
     files = workspace.load(root)
     state_after = workspace.next_state(state, bootstrap_present=_present(files, "BOOTSTRAP.md"), now=request.now)
-    files = filters.apply(files, cfg, request.run, setup_complete=state_after.setup_complete, workspace=root)
+    files = filters.apply(
+        files, cfg, request.run, setup_complete=state_after.setup_complete, workspace=root, plugins=request.plugins
+    )
     loaded, seen = _budget_and_skills(files, cfg, request, root)
-    contribution = providers.resolve(cfg, request.run, [providers.load_file(p) for p in request.contribution_paths])
+    extra = [providers.load_file(p) for p in request.contribution_paths]
+    contribution = providers.resolve(cfg, request.run, extra, plugins=request.plugins)
     mode = request.run.effective_mode
     specs = sections.discover([*request.template_dirs, *cfg.template_dirs])
     selected = sections.select(specs, mode, dict(contribution.section_overrides))
@@ -84,7 +91,7 @@ def _budget_and_skills(files, cfg: ResolvedConfig, request: Request, root: Path)
     show, seen = budget.notice_decision(cfg.budgets, signature, request.session_state)
     env = dict(os.environ if request.env is None else request.env)
     which = _which(env)
-    block = skills.build(cfg, root, env=env, which=which, platform=sys.platform)
+    block = skills.build(cfg, root, env=env, which=which, platform=request.platform or sys.platform)
     hb = next((f for f in files if f.name == "HEARTBEAT.md" and f.content is not None), None)
     loaded = LoadedWorkspace(
         root=str(root),

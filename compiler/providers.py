@@ -151,8 +151,11 @@ def from_entry_points(cfg: ResolvedConfig, run: RunFacts) -> list[Contribution]:
     return found
 
 
-def resolve(cfg: ResolvedConfig, run: RunFacts, extra: Sequence[Contribution] = ()) -> Contribution:
-    """Built-in overlays, then plugins, then `--contributions` files, merged in that order."""
+def resolve(
+    cfg: ResolvedConfig, run: RunFacts, extra: Sequence[Contribution] = (), *, plugins: bool = True
+) -> Contribution:
+    """Built-in overlays, then plugins (unless `plugins` is False), then `--contributions` files."""
     builtin = [overlay(cfg, run) for overlay in BUILTIN_OVERLAYS]
-    parts = [c for c in builtin if c is not None] + from_entry_points(cfg, run) + list(extra)
+    installed = from_entry_points(cfg, run) if plugins else []
+    parts = [c for c in builtin if c is not None] + installed + list(extra)
     return merge(parts)

@@ -156,12 +156,13 @@ def _check_metadata(located: yamlsrc.Located, path: Path) -> dict[str, Any]:
     for key in REQUIRED_KEYS:
         if key not in meta:
             raise TemplateError(f"missing metadata key '{key}'", Location(str(path), 1, 1))
-    for key, problem in _metadata_problems(meta):
+    for key, problem in metadata_problems(meta):
         raise TemplateError(problem, located.where((key,)))
     return meta
 
 
-def _metadata_problems(meta: dict[str, Any]) -> Iterable[tuple[str, str]]:
+def metadata_problems(meta: dict[str, Any]) -> Iterable[tuple[str, str]]:
+    """(key, problem) for every bad value; every required key must be present (lint reuses this)."""
     if not isinstance(meta["id"], str) or not _ID.match(meta["id"]):
         yield "id", f"id must be snake_case, got {meta['id']!r}"
     if isinstance(meta["order"], bool) or not isinstance(meta["order"], int):

@@ -1,0 +1,297 @@
+"""`promptc bundle`: compile every variant of a matrix into `manifest.json` (hashes and sizes per
+variant) plus `stable/<sha256>.md`, each distinct stable part stored once."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import hashlib
+import itertools
+import json
+import os
+import shutil
+import tempfile
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from . import pipeline, runfacts, tokens, yamlsrc
+from .emit import context, payloads
+from .errors import Location, PromptcError
+from .model import Prompt, RunFacts
+
+AXES: tuple[tuple[str, str], ...] = (
+    ("agents", "agent"),
+    ("sessions", "session"),
+    ("modes", "mode"),
+    ("providers", "provider"),
+    ("channels", "channel"),
+)
+"""Matrix keys and the run fact each one sets, outermost loop first."""
+ROW_KEYS = ("agent", "session", "mode", "provider", "model", "channel", "chat_type")
+"""What identifies a variant in the manifest."""
+MANIFEST = "manifest.json"
+STABLE_DIR = "stable"
+FORMAT = 1
+
+
+class BundleError(PromptcError):
+    """The matrix is malformed, or the output directory cannot be used."""
+
+
+@dataclass(frozen=True)
+class Built:
+    """A bundle in memory: the manifest and each distinct stable text by its SHA-256."""
+
+    manifest: Mapping[str, Any]
+    """The `manifest.json` document."""
+    stable: Mapping[str, str]
+    """SHA-256 hex -> stable text, in first-use order."""
+
+
+# --------------------------------------------------------------------------- matrix
+
+
+def load_matrix(path: Path, base: RunFacts) -> list[RunFacts]:
+    """The run facts of every variant: the product of the matrix axes applied over `base`.
+
+    Each axis is a list whose entries are a plain value (`telegram`) or a mapping of run facts
+    that names the axis' own fact (`{provider: openai, model: openai/gpt-5.5}`). An absent
+    axis keeps the base value.
+    """
+    located = yamlsrc.load_file(path, BundleError)
+    data = located.value if located.value is not None else {}
+    if not isinstance(data, dict):
+        raise BundleError("a matrix must be a mapping of axis lists", located.where(()))
+    for key in data:
+        if key not in dict(AXES):
+            raise BundleError(f"unknown matrix key '{key}' (expected {', '.join(dict(AXES))})", located.where((key,)))
+    axes = [_axis(data, key, fact, located) for key, fact in AXES]
+    variants = [_apply(base, combo) for combo in itertools.product(*axes)]
+    _check_distinct(variants, Location(str(path)))
+    return variants
+
+
+def _axis(data: dict, key: str, fact: str, located: yamlsrc.Located) -> list[dict[str, Any]]:
+    if key not in data:
+        return [{}]
+    entries = data[key]
+    if not isinstance(entries, list) or not entries:
+        raise BundleError(f"'{key}' must be a non-empty list", located.where((key,)))
+    return [_entry(entry, fact, located, (key, index)) for index, entry in enumerate(entries)]
+
+
+def _entry(entry: Any, fact: str, located: yamlsrc.Located, where: tuple) -> dict[str, Any]:
+    """One axis entry as converted run facts."""
+    raw = entry if isinstance(entry, dict) else {fact: entry}
+    if fact not in raw:
+        raise BundleError(f"a mapping entry here must set '{fact}'", located.where(where))
+    facts = {}
+    for key, value in raw.items():
+        if key not in runfacts.FIELD_NAMES:
+            raise BundleError(f"unknown run-fact key '{key}'", located.where(where + (key,)))
+        try:
+            facts[key] = runfacts.converter(key)(value)
+        except ValueError as exc:
+            raise BundleError(f"{key}: {exc}", located.where(where)) from exc
+    return facts
+
+
+def _apply(base: RunFacts, combo: Sequence[dict[str, Any]]) -> RunFacts:
+    facts: dict[str, Any] = {}
+    for entry in combo:
+        facts.update(entry)
+    return dataclasses.replace(base, **facts)
+
+
+def row_key(run: RunFacts) -> tuple[str | None, ...]:
+    """The values that identify a variant in the manifest (the mode is the effective one)."""
+    values = {**{key: getattr(run, key) for key in ROW_KEYS if key != "mode"}, "mode": run.effective_mode}
+    return tuple(values[key] for key in ROW_KEYS)
+
+
+def _check_distinct(variants: Sequence[RunFacts], where: Location) -> None:
+    seen: set[tuple] = set()
+    for run in variants:
+        key = row_key(run)
+        if key in seen:
+            raise BundleError(f"two variants are identical ({_label(key)}); make the matrix entries differ", where)
+        seen.add(key)
+
+
+def _label(key: Sequence[Any]) -> str:
+    return "/".join(str(part) for part in key)
+
+
+# --------------------------------------------------------------------------- build
+
+
+def build(variants: Sequence[RunFacts], request: pipeline.Request) -> Built:
+    """Compile every variant with `request` (its run replaced) and collect the distinct stable texts.
+
+    Config files are parsed once (the config stage caches a parsed layer until its file
+    changes), and each distinct stable text is counted once.
+    """
+    rows, stable, stable_tokens = [], {}, {}
+    for run in variants:
+        prompt = pipeline.compile_prompt(dataclasses.replace(request, run=run))
+        sha = prompt.stable_sha256
+        if sha not in stable:
+            stable[sha], stable_tokens[sha] = prompt.stable, context.token_count(prompt.stable)
+        rows.append(_row(run, prompt, stable_tokens[sha]))
+    manifest = {"format": FORMAT, "token_method": token_method(), "variants": rows}
+    return Built(manifest, stable)
+
+
+def _row(run: RunFacts, prompt: Prompt, stable_tokens: int) -> dict[str, Any]:
+    return {
+        **dict(zip(ROW_KEYS, row_key(run))),
+        "stable_sha256": prompt.stable_sha256,
+        "volatile_sha256": prompt.volatile_sha256,
+        "stable_chars": len(prompt.stable),
+        "volatile_chars": len(prompt.volatile),
+        "tokens": {"stable": stable_tokens, "volatile": context.token_count(prompt.volatile)},
+    }
+
+
+def token_method() -> str:
+    """How the manifest's token counts were made; counts made differently are not compared."""
+    return tokens.ENCODING_NAME if tokens.count("") is not None else "estimate: UTF-8 bytes / 4"
+
+
+# --------------------------------------------------------------------------- write
+
+
+def write(built: Built, out: Path) -> int:
+    """Build the bundle in a temp dir beside `out`, then swap it in; returns stale files removed."""
+    _check_replaceable(out)
+    before = stored_hashes(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:
+        _fill(staging, built)
+        _swap(staging, out)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return len(before - set(built.stable))
+
+
+def _check_replaceable(out: Path) -> None:
+    """Refuse to replace anything that is not a bundle: a rebuild deletes the old directory."""
+    if out.exists() and not out.is_dir():
+        raise BundleError("--out must be a directory", Location(str(out)))
+    if out.is_dir() and any(out.iterdir()) and not (out / MANIFEST).is_file():
+        raise BundleError(f"directory is not empty and has no {MANIFEST}; refusing to replace it", Location(str(out)))
+
+
+def _fill(staging: Path, built: Built) -> None:
+    os.chmod(staging, 0o755)  # mkdtemp makes it private; a bundle is meant to be shared
+    (staging / STABLE_DIR).mkdir()
+    for sha, text in built.stable.items():
+        (staging / STABLE_DIR / f"{sha}.md").write_bytes(text.encode("utf-8"))
+    (staging / MANIFEST).write_text(payloads.dumps(built.manifest), encoding="utf-8")
+
+
+def _swap(staging: Path, out: Path) -> None:
+    """Two renames: readers see the old bundle or the new one, never a half-written one."""
+    if not out.exists():
+        os.rename(staging, out)
+        return
+    retired = out.parent / f".{out.name}.old-{uuid.uuid4().hex}"
+    os.rename(out, retired)
+    os.rename(staging, out)
+    shutil.rmtree(retired)
+
+
+def stored_hashes(out: Path) -> set[str]:
+    """The hashes of the stable files in a bundle dir (empty when there is none)."""
+    directory = out / STABLE_DIR
+    return {p.name.removesuffix(".md") for p in directory.glob("*.md")} if directory.is_dir() else set()
+
+
+# --------------------------------------------------------------------------- check
+
+
+def verify(built: Built, out: Path) -> list[str]:
+    """What differs between the bundle on disk and `built`; empty when it is current."""
+    path = out / MANIFEST
+    if not path.is_file():
+        return [f"{MANIFEST}: missing (no bundle at {out})"]
+    try:
+        stored = json.loads(path.read_text(encoding="utf-8"))
+        rows = {_stored_key(row): row for row in stored["variants"]}
+    except (ValueError, KeyError, TypeError) as exc:
+        return [f"{MANIFEST}: unreadable ({exc})"]
+    problems = _row_changes(rows, built, same_tokens=stored.get("token_method") == built.manifest["token_method"])
+    problems += _stable_file_problems(out, built)
+    if not problems and path.read_text(encoding="utf-8") != payloads.dumps(built.manifest):
+        problems.append(f"{MANIFEST}: same variants, but the file differs (order or format)")
+    return problems
+
+
+def _stored_key(row: Mapping[str, Any]) -> tuple:
+    return tuple(row[key] for key in ROW_KEYS)
+
+
+def _row_changes(stored: Mapping[tuple, Mapping[str, Any]], built: Built, *, same_tokens: bool) -> list[str]:
+    expected = {_stored_key(row): row for row in built.manifest["variants"]}
+    problems = [f"variant {_label(k)}: missing from the bundle" for k in expected if k not in stored]
+    problems += [f"variant {_label(k)}: in the bundle but not in the matrix" for k in stored if k not in expected]
+    for key in (k for k in expected if k in stored):
+        problems += _field_changes(key, stored[key], expected[key], same_tokens)
+    return problems
+
+
+def _field_changes(key: tuple, old: Mapping[str, Any], new: Mapping[str, Any], same_tokens: bool) -> list[str]:
+    fields = [f for f in new if f not in ROW_KEYS and (same_tokens or f != "tokens")]
+    changes = [f"{f} {old.get(f)} -> {new[f]}" for f in fields if old.get(f) != new[f]]
+    if not changes:
+        return []
+    note = " (stable prefix changed: cache invalidated)" if old.get("stable_sha256") != new["stable_sha256"] else ""
+    return [f"variant {_label(key)}: {'; '.join(changes)}{note}"]
+
+
+def _stable_file_problems(out: Path, built: Built) -> list[str]:
+    present = stored_hashes(out)
+    problems = [f"{STABLE_DIR}/{sha}.md: missing" for sha in built.stable if sha not in present]
+    problems += [f"{STABLE_DIR}/{sha}.md: stale (no variant uses it)" for sha in sorted(present - set(built.stable))]
+    for sha in (s for s in built.stable if s in present):
+        if hashlib.sha256((out / STABLE_DIR / f"{sha}.md").read_bytes()).hexdigest() != sha:
+            problems.append(f"{STABLE_DIR}/{sha}.md: content does not match its name")
+    return problems
+
+
+# --------------------------------------------------------------------------- CLI
+
+
+def register(commands: Any) -> None:
+    """Add `promptc bundle`: its own flags, then the input flags `render` has."""
+    from .cli import add_input_flags  # deferred: cli imports this module while it loads
+
+    parser = commands.add_parser("bundle", help="compile every variant of a matrix into a content-addressed bundle")
+    parser.add_argument("--matrix", type=Path, required=True, metavar="FILE",
+                        help="YAML lists: agents, sessions, modes, providers, channels")  # fmt: skip
+    parser.add_argument("--out", type=Path, required=True, metavar="DIR", help="bundle directory (replaced atomically)")
+    parser.add_argument("--check", action="store_true", help="verify the bundle in --out instead of writing it")
+    add_input_flags(parser)
+    parser.set_defaults(handler=_bundle)
+
+
+def _bundle(args: argparse.Namespace) -> int:
+    from .cli import EXIT_FOUND, EXIT_OK, request_from_args  # deferred: cli imports this module while it loads
+
+    request = request_from_args(args)  # its run facts are the base of every variant
+    variants = load_matrix(args.matrix, request.run)
+    built = build(variants, request)
+    counts = f"{len(variants)} variants, {len(built.stable)} distinct stable parts"
+    if args.check:
+        problems = verify(built, args.out)
+        for problem in problems:
+            print(problem)
+        print(f"promptc: bundle {args.out} is {'out of date' if problems else 'current'} ({counts})")
+        return EXIT_FOUND if problems else EXIT_OK
+    removed = write(built, args.out)
+    print(f"promptc: bundle written to {args.out}: {counts} ({removed} stale removed)")
+    return EXIT_OK

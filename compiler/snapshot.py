@@ -1,0 +1,401 @@
+"""Prompt snapshots: scenarios whose expected outputs are committed, regenerated and checked.
+Generation is hermetic: a fixed clock, an empty environment and a fixture workspace."""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+from . import pipeline, resources, runfacts, yamlsrc
+from .emit import context, payloads
+from .errors import Location, PromptcError, UsageError
+from .fsutil import write_text_atomic
+from .model import Prompt
+
+SCENARIO_FILE = "scenario.yaml"
+FIXED_NOW = "2000-01-01T00:00:00Z"
+PLATFORM = "linux"
+"""Skill `metadata.os` checks see this platform, whatever machine generates the snapshots."""
+"""The only clock a scenario sees (it reaches nothing but the workspace state file)."""
+OUTPUT_NAMES = ("stable.md", "volatile.md", "context.json", "developer.md", "turn.md")
+"""Every file `gen` may write into a scenario dir; the last two only for the codex harness."""
+SCENARIO_KEYS = ("description", "workspace", "config", "run", "contributions", "templates")
+TOKEN_KEYS = ("tokens", "stable_tokens", "volatile_tokens")
+"""Report keys left out of context.json: their values depend on the optional `tokens` extra."""
+
+
+class ScenarioError(PromptcError):
+    """A scenario file is malformed, or its outputs would depend on where the repo lives."""
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """One scenario: its compile request and the paths inside its dir that are inputs."""
+
+    name: str
+    """The scenario dir's name."""
+    dir: Path
+    """The scenario dir."""
+    request: pipeline.Request
+    """A hermetic compile request (fixed clock, empty environment, no session state)."""
+    inputs: frozenset[Path]
+    """scenario.yaml and every file or dir it references; never reported as stale."""
+    masks: tuple[tuple[str, str], ...]
+    """(local path, placeholder) pairs applied to context.json, longest path first."""
+
+
+@dataclass(frozen=True)
+class Drift:
+    """What `check` found; empty lists mean the committed snapshots are current."""
+
+    drifted: tuple[tuple[str, str, str], ...]
+    """(path relative to the snapshots dir, committed text, generated text)."""
+    missing: tuple[str, ...]
+    """Expected files that do not exist."""
+    stale: tuple[str, ...]
+    """Files that are neither inputs nor expected outputs."""
+    scenarios: int
+    """How many scenarios were compiled."""
+    files: int
+    """How many output files they produce."""
+
+    @property
+    def clean(self) -> bool:
+        """True when nothing drifted, is missing or is stale."""
+        return not (self.drifted or self.missing or self.stale)
+
+
+# --------------------------------------------------------------------------- scenarios
+
+
+def discover(root: Path, extra_templates: Sequence[Path] = ()) -> list[Scenario]:
+    """Every scenario under `root`, in sorted order; dirs starting with `_` or `.` are fixtures."""
+    if not root.is_dir():
+        raise ScenarioError("snapshots directory not found", Location(str(root)))
+    dirs = [d for d in sorted(root.iterdir()) if (d / SCENARIO_FILE).is_file() and not _ignored(d)]
+    return [load_scenario(d, extra_templates) for d in dirs]
+
+
+def _ignored(path: Path) -> bool:
+    return path.name.startswith((".", "_"))
+
+
+def load_scenario(directory: Path, extra_templates: Sequence[Path] = ()) -> Scenario:
+    """Read one scenario.yaml into a hermetic compile request."""
+    located = yamlsrc.load_file(directory / SCENARIO_FILE, ScenarioError)
+    data = located.value
+    if not isinstance(data, dict):
+        raise ScenarioError("a scenario must be a mapping", located.where(()))
+    _check_keys(data, located)
+    workspace = _input_path(directory, data["workspace"], located, ("workspace",), want_dir=True)
+    configs, overrides = _config(directory, data.get("config"), located)
+    own_templates = _paths(directory, data.get("templates"), located, "templates", want_dir=True)
+    contributions = _paths(directory, data.get("contributions"), located, "contributions", want_dir=False)
+    request = pipeline.Request(
+        run=runfacts.from_mapping(_mapping(data, "run", located), _sub(located, "run")),
+        config_paths=configs,
+        overrides=overrides,
+        workspace=workspace,
+        template_dirs=(*extra_templates, *own_templates),
+        contribution_paths=contributions,
+        env={},
+        now=FIXED_NOW,
+        plugins=False,
+        platform=PLATFORM,
+    )
+    inputs = frozenset({(directory / SCENARIO_FILE).resolve(), workspace, *configs, *own_templates, *contributions})
+    masks = _masks(directory, workspace, (*extra_templates, *own_templates))
+    return Scenario(directory.name, directory, request, inputs, masks)
+
+
+def _check_keys(data: dict, located: yamlsrc.Located) -> None:
+    for key in data:
+        if key not in SCENARIO_KEYS:
+            match = difflib.get_close_matches(str(key), SCENARIO_KEYS, n=1)
+            hint = f" (did you mean '{match[0]}'?)" if match else ""
+            raise ScenarioError(f"unknown scenario key '{key}'{hint}", located.where((key,)))
+    for key in ("description", "workspace"):
+        if not isinstance(data.get(key), str) or not data[key].strip():
+            raise ScenarioError(f"'{key}' is required and must be text", located.where((key,)))
+
+
+def _mapping(data: dict, key: str, located: yamlsrc.Located) -> dict:
+    value = data.get(key) or {}
+    if not isinstance(value, dict):
+        raise ScenarioError(f"'{key}' must be a mapping", located.where((key,)))
+    return value
+
+
+def _sub(located: yamlsrc.Located, key: str) -> yamlsrc.Located:
+    """The part of a located document below one top-level key, with its locations."""
+    inner = {path[1:]: where for path, where in located.locations.items() if path[:1] == (key,)}
+    return yamlsrc.Located(located.value.get(key), inner, located.path)
+
+
+def _config(directory: Path, value: Any, located: yamlsrc.Located) -> tuple[tuple[Path, ...], tuple[str, ...]]:
+    """A config file beside the scenario, or an inline tree passed as one override per top key.
+
+    Overrides merge deeply like a config layer; their relative paths would resolve against the
+    working directory, so the leak guard rejects any output that ends up naming one.
+    """
+    if value is None:
+        return (), ()
+    if isinstance(value, str):
+        return (_input_path(directory, value, located, ("config",), want_dir=False),), ()
+    if not isinstance(value, dict):
+        raise ScenarioError("'config' must be a mapping or a file name", located.where(("config",)))
+    return (), tuple(f"{key}={json.dumps(tree, ensure_ascii=False, default=str)}" for key, tree in value.items())
+
+
+def _paths(directory: Path, value: Any, located: yamlsrc.Located, key: str, *, want_dir: bool) -> tuple[Path, ...]:
+    items = [value] if isinstance(value, str) else value or []
+    if not isinstance(items, list):
+        raise ScenarioError(f"'{key}' must be a path or a list of paths", located.where((key,)))
+    return tuple(_input_path(directory, item, located, (key, i), want_dir=want_dir) for i, item in enumerate(items))
+
+
+def _input_path(directory: Path, value: Any, located: yamlsrc.Located, where: tuple, *, want_dir: bool) -> Path:
+    """A path relative to the scenario dir that must exist (as a dir or a file)."""
+    path = (directory / str(value)).resolve() if isinstance(value, str) else None
+    if path is None or not (path.is_dir() if want_dir else path.is_file()):
+        kind = "directory" if want_dir else "file"
+        raise ScenarioError(f"{kind} not found: {value!r} (paths are relative to the scenario)", located.where(where))
+    return path
+
+
+def _masks(directory: Path, workspace: Path, template_dirs: Iterable[Path]) -> tuple[tuple[str, str], ...]:
+    pairs = [(str(workspace), "<workspace>"), (str(directory.parent.resolve()), "<snapshots>")]
+    pairs += [(str(Path(t).resolve()), "<templates>") for t in template_dirs]
+    return tuple(sorted(pairs, key=lambda pair: -len(pair[0])))
+
+
+# --------------------------------------------------------------------------- outputs
+
+
+def render(scenario: Scenario) -> dict[str, str]:
+    """The scenario's expected files (name -> text), checked not to mention local paths."""
+    prompt = pipeline.compile_prompt(scenario.request)
+    outputs = {"stable.md": _markdown(prompt.stable), "volatile.md": _markdown(prompt.volatile)}
+    outputs["context.json"] = _mask(payloads.dumps(context_report(prompt)), scenario.masks)
+    for name, text in (prompt.surfaces or {}).items():
+        if name != "instructions":  # the instructions are stable.md + volatile.md
+            outputs[f"{name}.md"] = _markdown(text)
+    _guard(scenario, outputs)
+    return outputs
+
+
+def _markdown(text: str) -> str:
+    return text + "\n" if text else ""
+
+
+def context_report(prompt: Prompt) -> dict[str, Any]:
+    """`promptc context --format json` without token counts, plus each section's source and
+    every omitted section with the reason, so a diff shows why a section came or went."""
+    report = _without_tokens(context.report(prompt))
+    sources = {s.id: s.source for s in prompt.sections}
+    for section in report["sections"]:
+        section["source"] = sources[section["id"]]
+    report["omitted"] = [{"id": sid, "why": why} for sid, rendered, why in prompt.outline if not rendered]
+    return report
+
+
+def _without_tokens(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _without_tokens(v) for k, v in value.items() if k not in TOKEN_KEYS}
+    if isinstance(value, list):
+        return [_without_tokens(item) for item in value]
+    return value
+
+
+def _mask(text: str, masks: Sequence[tuple[str, str]]) -> str:
+    for local, placeholder in masks:
+        text = text.replace(local, placeholder)
+    return text
+
+
+def _guard(scenario: Scenario, outputs: Mapping[str, str]) -> None:
+    """Refuse outputs that name a local path: they would differ in every clone."""
+    local = [path for path, _ in scenario.masks] + [str(resources.templates_root().parent)]
+    for name, text in outputs.items():
+        for path in local:
+            if path in text:
+                message = (
+                    f"{name} would contain the local path {path}; set agents.defaults.workspace"
+                    " (and any other path) to a fixed absolute path in the scenario's config"
+                )
+                raise ScenarioError(message, Location(str(scenario.dir / SCENARIO_FILE)))
+
+
+# --------------------------------------------------------------------------- gen / check
+
+
+def expected_files(root: Path, extra_templates: Sequence[Path] = ()) -> tuple[list[Scenario], dict[str, str]]:
+    """Every scenario and every file it should have (path relative to `root` -> text)."""
+    scenarios = discover(root, extra_templates)
+    files = {}
+    for scenario in scenarios:
+        for name, text in render(scenario).items():
+            files[f"{scenario.name}/{name}"] = text
+    return scenarios, files
+
+
+def present_files(root: Path, scenarios: Sequence[Scenario]) -> set[str]:
+    """Files that are outputs or stale candidates: everything in a scenario dir but its inputs,
+    and the output-named files left in dirs that lost their scenario.yaml."""
+    found: set[str] = set()
+    for scenario in scenarios:
+        found |= {_rel(root, p) for p in _files_under(scenario.dir) if not _is_input(p, scenario.inputs)}
+    known = {s.dir for s in scenarios}
+    for orphan in (d for d in sorted(root.iterdir()) if d.is_dir() and d not in known and not _ignored(d)):
+        found |= {_rel(root, orphan / name) for name in OUTPUT_NAMES if (orphan / name).is_file()}
+    return found
+
+
+def _files_under(directory: Path) -> list[Path]:
+    """Files below `directory`, skipping hidden ones (editor swap files, .gitkeep, ...)."""
+    files = (p for p in sorted(directory.rglob("*")) if p.is_file())
+    return [p for p in files if not any(part.startswith(".") for part in p.relative_to(directory).parts)]
+
+
+def _is_input(path: Path, inputs: frozenset[Path]) -> bool:
+    resolved = path.resolve()
+    return any(resolved == i or resolved.is_relative_to(i) for i in inputs)
+
+
+def _rel(root: Path, path: Path) -> str:
+    return path.relative_to(root).as_posix()
+
+
+def check(root: Path, extra_templates: Sequence[Path] = ()) -> Drift:
+    """Compare the committed snapshots with freshly generated ones; nothing is written."""
+    scenarios, expected = expected_files(root, extra_templates)
+    return compare(root, scenarios, expected)
+
+
+def compare(root: Path, scenarios: Sequence[Scenario], expected: Mapping[str, str]) -> Drift:
+    """Sort the files on disk into drifted, missing and stale against `expected`."""
+    present = present_files(root, scenarios)
+    drifted = []
+    for rel in sorted(set(expected) & present):
+        committed = (root / rel).read_bytes()
+        if committed != expected[rel].encode("utf-8"):
+            drifted.append((rel, committed.decode("utf-8", errors="replace"), expected[rel]))
+    missing = tuple(sorted(set(expected) - present))
+    stale = tuple(sorted(present - set(expected)))
+    return Drift(tuple(drifted), missing, stale, len(scenarios), len(expected))
+
+
+def gen(root: Path, extra_templates: Sequence[Path] = ()) -> Drift:
+    """Write every changed or missing output (each atomically) and delete stale files.
+
+    Every scenario is compiled before the first write, so an error leaves the snapshots
+    untouched. Returns what was out of date before writing.
+    """
+    scenarios, expected = expected_files(root, extra_templates)
+    drift = compare(root, scenarios, expected)
+    for rel in [rel for rel, _, _ in drift.drifted] + list(drift.missing):
+        write_text_atomic(root / rel, expected[rel])
+    for rel in drift.stale:
+        (root / rel).unlink()
+        _remove_empty_parents((root / rel).parent, root)
+    return drift
+
+
+def _remove_empty_parents(directory: Path, root: Path) -> None:
+    while directory != root and directory.is_dir() and not any(directory.iterdir()):
+        directory.rmdir()
+        directory = directory.parent
+
+
+# --------------------------------------------------------------------------- reporting
+
+
+def format_drift(drift: Drift) -> str:
+    """Every drifted file with a unified diff, then missing and stale files, then a summary."""
+    lines: list[str] = []
+    for rel, committed, generated in drift.drifted:
+        lines.append(f"{rel}: differs from the generated output{_cache_note(rel)}")
+        lines += _diff(rel, committed, generated)
+    lines += [f"{rel}: missing (run `promptc snapshot gen`)" for rel in drift.missing]
+    lines += [f"{rel}: stale file (not generated by any scenario)" for rel in drift.stale]
+    lines.append(_summary(drift))
+    return "\n".join(lines) + "\n"
+
+
+def _cache_note(rel: str) -> str:
+    if not rel.endswith("/stable.md"):
+        return ""
+    scenario = rel.rsplit("/", 1)[0]
+    return (
+        f"; the STABLE part changed: every user of the {scenario} variant loses the cached"
+        " prompt prefix once this ships (a cache invalidation)"
+    )
+
+
+def _diff(rel: str, committed: str, generated: str) -> list[str]:
+    diff = difflib.unified_diff(
+        committed.splitlines(keepends=True),
+        generated.splitlines(keepends=True),
+        fromfile=f"{rel} (committed)",
+        tofile=f"{rel} (generated)",
+    )
+    return [line.rstrip("\n") for line in diff]
+
+
+def _summary(drift: Drift) -> str:
+    counts = f"{len(drift.drifted)} differ, {len(drift.missing)} missing, {len(drift.stale)} stale"
+    line = f"snapshot drift: {counts}; run `promptc snapshot gen` to accept the new output"
+    invalidated = [rel.rsplit("/", 1)[0] for rel, _, _ in drift.drifted if rel.endswith("/stable.md")]
+    if invalidated:
+        line += f"\ncache invalidated: the stable part changed in {', '.join(invalidated)}"
+    return line
+
+
+# --------------------------------------------------------------------------- CLI
+
+
+def register(commands: Any) -> None:
+    """Add `promptc snapshot gen|check`."""
+    parser = commands.add_parser("snapshot", help="generate or check the committed prompt snapshots")
+    parser.set_defaults(handler=_no_command)
+    sub = parser.add_subparsers(title="snapshot commands", parser_class=type(parser))
+    for name, handler, summary in (
+        ("gen", _gen, "(re)write every scenario's expected outputs and delete stale files"),
+        ("check", _check, "exit 1 when a committed snapshot differs from the generated output"),
+    ):
+        command = sub.add_parser(name, help=summary)
+        command.add_argument("--dir", type=Path, default=Path("snapshots"), help="snapshots directory (default: snapshots)")
+        command.add_argument("--templates", action="append", type=Path, default=[], metavar="DIR",
+                             help="user template dir searched before each scenario's own (repeatable)")  # fmt: skip
+        command.set_defaults(handler=handler)
+
+
+def _no_command(_args: argparse.Namespace) -> int:
+    raise UsageError("choose a snapshot command: gen or check")
+
+
+def _gen(args: argparse.Namespace) -> int:
+    from .cli import EXIT_OK  # deferred: cli imports this module while it loads
+
+    drift = gen(args.dir, args.templates)
+    updated = len(drift.drifted) + len(drift.missing)
+    print(
+        f"promptc: snapshots written: {drift.scenarios} scenarios, {drift.files} files"
+        f" ({updated} updated, {len(drift.stale)} stale removed)"
+    )
+    return EXIT_OK
+
+
+def _check(args: argparse.Namespace) -> int:
+    from .cli import EXIT_FOUND, EXIT_OK  # deferred: cli imports this module while it loads
+
+    drift = check(args.dir, args.templates)
+    if drift.clean:
+        print(f"promptc: snapshots are current ({drift.scenarios} scenarios, {drift.files} files)")
+        return EXIT_OK
+    print(format_drift(drift), end="")
+    return EXIT_FOUND

@@ -1,0 +1,198 @@
+"""`promptc bundle`: every matrix variant in the manifest, stable parts stored once by hash."""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import EXAMPLES, REPO
+
+AGENTS = ["main", "helper", "scout", "scribe"]
+SESSIONS = ["main", "subagent", "cron", "heartbeat"]
+PROVIDERS = ["anthropic", "openai"]
+CHANNELS = ["telegram", "discord", "webchat"]
+
+CONFIG = f"""
+agents:
+  defaults:
+    workspace: {EXAMPLES / "workspace"}
+    heartbeat: {{enabled: true}}
+  list:
+    - id: main
+    - id: helper
+    - id: scout
+      subagents: {{delegationMode: prefer}}
+    - id: scribe
+      userTimezone: Europe/Lisbon
+"""
+
+MATRIX = """
+agents: [main, helper, scout, scribe]
+sessions: [main, subagent, cron, heartbeat]
+providers:
+  - {provider: anthropic, model: anthropic/claude-sonnet-4-5}
+  - {provider: openai, model: openai/gpt-5.5}
+channels:
+  - {channel: telegram, chat_type: direct}
+  - {channel: discord, chat_type: group}
+  - webchat
+"""
+
+
+@pytest.fixture
+def bundle_args(tmp_path, write_yaml):
+    """`promptc bundle` arguments for the 96-variant matrix over the example workspace."""
+    config, matrix = write_yaml("config.yaml", CONFIG), write_yaml("matrix.yaml", MATRIX)
+    return ["bundle", "--matrix", matrix, "--config", config, "--run", EXAMPLES / "run.yaml", "--out", tmp_path / "bundle"]
+
+
+@pytest.fixture
+def edited_safety(tmp_path) -> Path:
+    """A user template dir whose safety section differs from the built-in one by one word."""
+    directory = tmp_path / "templates"
+    directory.mkdir()
+    text = (REPO / "templates" / "sections" / "safety.md.j2").read_text(encoding="utf-8")
+    (directory / "safety.md.j2").write_text(text.replace("Do not seek power,", "Do not seek influence,"), encoding="utf-8")
+    return directory
+
+
+def _manifest(out: Path) -> dict:
+    return json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+
+
+def test_every_variant_of_the_matrix_is_in_the_manifest(run_cli, bundle_args, tmp_path):
+    code, out, _ = run_cli(*bundle_args)
+    assert code == 0, out
+    rows = _manifest(tmp_path / "bundle")["variants"]
+    assert len(rows) == 96
+    assert [(r["agent"], r["session"], r["provider"], r["channel"]) for r in rows] == list(
+        itertools.product(AGENTS, SESSIONS, PROVIDERS, CHANNELS)
+    )
+    assert {(r["session"], r["mode"]) for r in rows} == {
+        ("main", "full"), ("subagent", "minimal"), ("cron", "minimal"), ("heartbeat", "full")
+    }
+    assert {r["model"] for r in rows if r["provider"] == "openai"} == {"openai/gpt-5.5"}
+    assert {r["chat_type"] for r in rows if r["channel"] == "discord"} == {"group"}
+
+
+def test_stable_parts_are_stored_once_and_named_by_their_hash(run_cli, bundle_args, tmp_path):
+    run_cli(*bundle_args)
+    out = tmp_path / "bundle"
+    rows = _manifest(out)["variants"]
+    stored = {p.name: p.read_bytes() for p in (out / "stable").iterdir()}
+    assert set(stored) == {f"{r['stable_sha256']}.md" for r in rows}
+    for row in rows:
+        text = stored[f"{row['stable_sha256']}.md"]
+        assert hashlib.sha256(text).hexdigest() == row["stable_sha256"]
+        assert len(text.decode("utf-8")) == row["stable_chars"]
+    # The channel is volatile: the three channels of one agent/session/provider share a prefix.
+    for key, group in itertools.groupby(rows, key=lambda r: (r["agent"], r["session"], r["provider"])):
+        group = list(group)
+        assert len({r["stable_sha256"] for r in group}) == 1, key
+        assert len({r["volatile_sha256"] for r in group}) == 3, key
+    assert len(stored) < 96
+
+
+def test_check_passes_on_a_fresh_bundle_and_fails_after_a_template_edit(run_cli, bundle_args, edited_safety):
+    run_cli(*bundle_args)
+    code, out, _ = run_cli(*bundle_args, "--check")
+    assert code == 0
+    assert "is current (96 variants" in out
+    code, out, _ = run_cli(*bundle_args, "--check", "--templates", edited_safety)
+    assert code == 1
+    assert "variant main/main/full/anthropic/anthropic/claude-sonnet-4-5/telegram/direct: stable_sha256" in out
+    assert "(stable prefix changed: cache invalidated)" in out
+    assert ": missing" in out and ": stale (no variant uses it)" in out
+    assert "is out of date" in out
+
+
+def test_a_rebuild_removes_stable_files_no_variant_uses(run_cli, bundle_args, edited_safety, tmp_path):
+    run_cli(*bundle_args, "--templates", edited_safety)
+    out = tmp_path / "bundle"
+    edited = {p.name for p in (out / "stable").iterdir()}
+    code, message, _ = run_cli(*bundle_args)
+    assert code == 0
+    current = {p.name for p in (out / "stable").iterdir()}
+    assert current.isdisjoint(edited)  # safety is in every full and minimal prompt
+    assert f"({len(edited)} stale removed)" in message
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".bundle")) == []
+
+
+def test_check_reports_a_tampered_and_an_extra_stable_file(run_cli, bundle_args, tmp_path):
+    run_cli(*bundle_args)
+    stable = tmp_path / "bundle" / "stable"
+    victim = min(stable.iterdir())
+    victim.write_text("tampered", encoding="utf-8")
+    (stable / f"{'0' * 64}.md").write_text("left over", encoding="utf-8")
+    code, out, _ = run_cli(*bundle_args, "--check")
+    assert code == 1
+    assert f"stable/{victim.name}: content does not match its name" in out
+    assert f"stable/{'0' * 64}.md: stale" in out
+
+
+def test_a_directory_that_is_not_a_bundle_is_never_replaced(run_cli, bundle_args, tmp_path):
+    (tmp_path / "bundle").mkdir()
+    (tmp_path / "bundle" / "notes.txt").write_text("mine", encoding="utf-8")
+    code, _, err = run_cli(*bundle_args)
+    assert code == 2
+    assert "is not empty and has no manifest.json" in err
+    assert (tmp_path / "bundle" / "notes.txt").read_text(encoding="utf-8") == "mine"
+
+
+def test_check_without_a_bundle_is_a_finding(run_cli, bundle_args):
+    code, out, _ = run_cli(*bundle_args, "--check")
+    assert code == 1
+    assert "manifest.json: missing" in out
+
+
+@pytest.mark.parametrize(
+    ("matrix", "message"),
+    [
+        ("agents: [main]\nsesions: [cron]\n", "matrix.yaml:2:1: unknown matrix key 'sesions'"),
+        ("providers:\n  - {model: openai/gpt-5.5}\n", "matrix.yaml:2:5: a mapping entry here must set 'provider'"),
+        ("sessions: [main, nightly]\n", "matrix.yaml:1:18: session: expected one of main, subagent, cron, heartbeat"),
+        ("channels: [telegram, telegram]\n", "two variants are identical"),
+        ("channels: []\n", "matrix.yaml:1:1: 'channels' must be a non-empty list"),
+    ],
+)
+def test_a_bad_matrix_is_bad_input(run_cli, write_yaml, tmp_path, matrix, message):
+    code, _, err = run_cli("bundle", "--matrix", write_yaml("matrix.yaml", matrix), "--workspace", EXAMPLES / "workspace",
+                           "--out", tmp_path / "bundle")  # fmt: skip
+    assert code == 2
+    assert message in err
+    assert not (tmp_path / "bundle").exists()
+
+
+def test_an_absent_axis_keeps_the_base_run_fact(run_cli, write_yaml, tmp_path):
+    matrix = write_yaml("matrix.yaml", "sessions: [main, cron]\n")
+    code, _, _ = run_cli("bundle", "--matrix", matrix, "--run", EXAMPLES / "run.yaml", "--workspace", EXAMPLES / "workspace",
+                         "--out", tmp_path / "b")  # fmt: skip
+    assert code == 0
+    rows = _manifest(tmp_path / "b")["variants"]
+    assert [(r["session"], r["mode"], r["channel"], r["provider"]) for r in rows] == [
+        ("main", "full", "telegram", "anthropic"),
+        ("cron", "minimal", "telegram", "anthropic"),
+    ]
+
+
+def test_a_modes_axis_overrides_the_session_default(run_cli, write_yaml, tmp_path):
+    matrix = write_yaml("matrix.yaml", "sessions: [subagent]\nmodes: [full, none]\n")
+    code, _, _ = run_cli("bundle", "--matrix", matrix, "--workspace", EXAMPLES / "workspace", "--out", tmp_path / "b")
+    assert code == 0
+    rows = _manifest(tmp_path / "b")["variants"]
+    assert [(r["session"], r["mode"]) for r in rows] == [("subagent", "full"), ("subagent", "none")]
+    none_text = (tmp_path / "b" / "stable" / f"{rows[1]['stable_sha256']}.md").read_text(encoding="utf-8")
+    assert none_text == "You are a personal AI assistant working inside the OpenClaw agent runtime."
+
+
+def test_run_fact_flags_change_the_base_of_every_variant(run_cli, write_yaml, tmp_path):
+    matrix = write_yaml("matrix.yaml", "agents: [main]\n")
+    code, _, _ = run_cli("bundle", "--matrix", matrix, "--run", EXAMPLES / "run.yaml", "--channel", "discord",
+                         "--chat-type", "group", "--workspace", EXAMPLES / "workspace", "--out", tmp_path / "b")  # fmt: skip
+    assert code == 0
+    [row] = _manifest(tmp_path / "b")["variants"]
+    assert (row["channel"], row["chat_type"], row["provider"]) == ("discord", "group", "anthropic")

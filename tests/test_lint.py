@@ -1,0 +1,151 @@
+"""`promptc lint`: metadata, variables, duplicates, reachability and syntax, as file:line:col."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture
+def user_dir(tmp_path):
+    """Write section files (name -> text) into a fresh user template dir."""
+    directory = tmp_path / "sections"
+    directory.mkdir()
+
+    def write(files: dict[str, str]) -> Path:
+        for name, text in files.items():
+            (directory / name).write_text(text, encoding="utf-8")
+        return directory
+
+    return write
+
+
+GREETING = """\
+---
+id: greeting
+order: 150
+side: stable
+modes: [full]
+title: Greeting
+---
+## Greeting
+You are talking on {{ channel }}.
+Say hello to {{ usr_name }}.
+"""
+
+CLASH = """\
+---
+id: clash
+order: 800
+side: stable
+modes: [full, minimal]
+title: Clash
+---
+Tools: {{ tools | length }}
+"""
+
+
+def test_the_builtin_templates_are_clean(run_cli):
+    code, out, _ = run_cli("lint")
+    assert code == 0
+    assert out.startswith("promptc lint: clean (")
+    assert len(out.splitlines()) == 1
+
+
+def test_volatile_read_undefined_variable_and_duplicate_order_are_all_reported(run_cli, user_dir):
+    directory = user_dir({"greeting.md.j2": GREETING, "clash.md.j2": CLASH})
+    code, out, _ = run_cli("lint", "--templates", directory)
+    assert code == 1
+    lines = out.splitlines()
+    assert f"{directory}/clash.md.j2:3:1: duplicate section order 800 (also used by 'safety'" in lines[0]
+    assert lines[1].startswith(f"{directory}/greeting.md.j2:9:23: stable section 'greeting' reads volatile variable 'channel'")
+    assert lines[2].startswith(f"{directory}/greeting.md.j2:10:17: undefined variable 'usr_name'")
+    assert lines[3] == "promptc lint: 3 problems in 2 files"
+
+
+def test_every_metadata_problem_of_a_file_is_reported(run_cli, user_dir):
+    text = "---\nid: Broken\norder: 160\nside: sideways\nmodes: [full, tiny]\ntitle: Broken\ncolour: red\n---\nhi\n"
+    directory = user_dir({"broken.md.j2": text})
+    code, out, _ = run_cli("lint", "--templates", directory)
+    assert code == 1
+    path = f"{directory}/broken.md.j2"
+    assert out.splitlines()[:4] == [
+        f"{path}:2:1: id must be snake_case, got 'Broken'",
+        f"{path}:4:1: unknown side 'sideways' (expected stable or volatile)",
+        f"{path}:5:1: unknown mode 'tiny' (expected full, minimal, none)",
+        f"{path}:7:1: unknown metadata key 'colour'",
+    ]
+
+
+def test_missing_keys_and_a_misspelt_key_are_reported_together(run_cli, user_dir):
+    directory = user_dir({"thin.md.j2": "---\nid: thin\nordre: 170\nside: stable\n---\nhi\n"})
+    _, out, _ = run_cli("lint", "--templates", directory)
+    path = f"{directory}/thin.md.j2"
+    assert f"{path}:3:1: unknown metadata key 'ordre' (did you mean 'order'?)" in out
+    for key in ("order", "modes", "title"):
+        assert f"{path}:1:1: missing metadata key '{key}'" in out
+
+
+def test_a_syntax_error_names_the_line_in_the_file(run_cli, user_dir):
+    text = "---\nid: loop\norder: 171\nside: volatile\nmodes: [full]\ntitle: Loop\n---\nfirst\n{% for t in tools %}\n"
+    directory = user_dir({"loop.md.j2": text})
+    _, out, _ = run_cli("lint", "--templates", directory)
+    assert out.startswith(f"{directory}/loop.md.j2:9:1: template syntax error: Unexpected end of template.")
+
+
+def test_a_when_expression_is_checked_like_the_body(run_cli, user_dir):
+    stable = "---\nid: gate\norder: 172\nside: stable\nmodes: [full]\nwhen: \"owners and tools\"\ntitle: Gate\n---\nx\n"
+    broken = "---\nid: gate_two\norder: 173\nside: stable\nmodes: [full]\nwhen: \"timezone and\"\ntitle: Gate\n---\nx\n"
+    directory = user_dir({"gate.md.j2": stable, "gate_two.md.j2": broken})
+    _, out, _ = run_cli("lint", "--templates", directory)
+    assert f"{directory}/gate.md.j2:6:8: 'when' expression: stable section 'gate' reads volatile variable 'owners'" in out
+    assert f"{directory}/gate_two.md.j2:6:1: invalid 'when' expression:" in out
+
+
+@pytest.mark.parametrize(
+    ("when", "modes", "unreachable"),
+    [
+        ("false", "[full]", True),
+        ("mode == 'none'", "[full, minimal]", True),
+        ("mode == 'none' and channel", "[full, minimal]", True),
+        ("mode == 'full' or channel", "[minimal]", False),  # channel may still be set
+        ("mode == 'minimal'", "[full, minimal]", False),
+        ("not (mode != 'full')", "[full]", False),
+        ("channel", "[full]", False),
+    ],
+)
+def test_a_when_that_is_false_in_every_listed_mode_is_unreachable(run_cli, user_dir, when, modes, unreachable):
+    text = f'---\nid: gated\norder: 174\nside: volatile\nmodes: {modes}\nwhen: "{when}"\ntitle: G\n---\nx\n'
+    directory = user_dir({"gated.md.j2": text})
+    code, out, _ = run_cli("lint", "--templates", directory)
+    assert code == (1 if unreachable else 0)
+    assert (f"{directory}/gated.md.j2:6:1: section 'gated' is unreachable" in out) is unreachable
+
+
+def test_an_empty_body_is_unreachable_unless_a_provider_slot_can_fill_it(run_cli, user_dir):
+    empty = "---\nid: blank\norder: 175\nside: stable\nmodes: [full]\ntitle: B\n---\n{# nothing yet #}\n{% set x = 1 %}\n"
+    directory = user_dir({"blank.md.j2": empty})
+    _, out, _ = run_cli("lint", "--templates", directory)
+    assert out.startswith(f"{directory}/blank.md.j2:2:1: section 'blank' is unreachable: its body renders nothing")
+    slotted = empty.replace("title: B", "title: B\nslot: interaction_style").replace("id: blank", "id: interaction_style")
+    (directory / "blank.md.j2").write_text(slotted.replace("order: 175", "order: 400"), encoding="utf-8")
+    assert run_cli("lint", "--templates", directory)[0] == 0
+
+
+def test_a_user_section_overriding_a_builtin_keeps_its_order_without_a_clash(run_cli, user_dir):
+    text = "---\nid: safety\norder: 800\nside: stable\nmodes: [full, minimal]\ntitle: Safety\n---\nBe careful.\n"
+    assert run_cli("lint", "--templates", user_dir({"safety.md.j2": text}))[0] == 0
+
+
+def test_a_duplicate_id_in_one_dir_is_reported(run_cli, user_dir):
+    one = "---\nid: twin\norder: 176\nside: stable\nmodes: [full]\ntitle: T\n---\nx\n"
+    directory = user_dir({"a.md.j2": one, "b.md.j2": one.replace("176", "177")})
+    _, out, _ = run_cli("lint", "--templates", directory)
+    assert f"{directory}/b.md.j2:2:1: duplicate section id 'twin' (also in {directory}/a.md.j2)" in out
+
+
+def test_a_missing_template_dir_is_a_finding(run_cli, tmp_path):
+    code, out, _ = run_cli("lint", "--templates", tmp_path / "nope")
+    assert code == 1
+    assert f"{tmp_path / 'nope'}:1:1: template directory not found" in out

@@ -1,0 +1,187 @@
+"""`promptc snapshot gen|check`: committed scenarios, drift, stale files and hermetic generation."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO
+
+SNAPSHOTS = REPO / "snapshots"
+SCENARIOS = sorted(p.parent.name for p in SNAPSHOTS.glob("*/scenario.yaml"))
+SAFETY = REPO / "templates" / "sections" / "safety.md.j2"
+
+
+@pytest.fixture
+def snapshots(tmp_path) -> Path:
+    """A private copy of the committed snapshots (scenarios, fixtures and outputs)."""
+    return Path(shutil.copytree(SNAPSHOTS, tmp_path / "snapshots"))
+
+
+@pytest.fixture
+def edited_safety(tmp_path) -> Path:
+    """A user template dir whose safety section differs from the built-in one by one word."""
+    directory = tmp_path / "templates"
+    directory.mkdir()
+    text = SAFETY.read_text(encoding="utf-8")
+    assert "Do not seek power," in text
+    (directory / SAFETY.name).write_text(text.replace("Do not seek power,", "Do not seek influence,"), encoding="utf-8")
+    return directory
+
+
+def _outputs(root: Path) -> dict[str, bytes]:
+    names = ("stable.md", "volatile.md", "context.json", "developer.md", "turn.md")
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.glob("*/*")) if p.name in names}
+
+
+def test_the_committed_snapshots_are_current(run_cli):
+    code, out, _ = run_cli("snapshot", "check", "--dir", SNAPSHOTS)
+    assert code == 0
+    assert out == f"promptc: snapshots are current ({len(SCENARIOS)} scenarios, {len(_outputs(SNAPSHOTS))} files)\n"
+
+
+def test_the_catalogue_of_scenarios_is_complete():
+    assert SCENARIOS == [
+        "codex-harness", "cron-job", "discord-group", "gpt5-overlay", "heartbeat-turn", "none-mode",
+        "over-budget", "provider-contribution", "subagent-minimal", "telegram-direct", "webchat-control-ui",
+    ]  # fmt: skip
+
+
+def test_one_word_in_a_stable_template_is_drift_in_stable_md(run_cli, snapshots, edited_safety):
+    code, out, _ = run_cli("snapshot", "check", "--dir", snapshots, "--templates", edited_safety)
+    assert code == 1
+    assert "telegram-direct/stable.md: differs from the generated output; the STABLE part changed" in out
+    assert "cache invalidation" in out
+    assert "--- telegram-direct/stable.md (committed)" in out
+    assert "-- Do not seek power, resources" in out
+    assert "+- Do not seek influence, resources" in out
+    # The safety section is stable and absent from none mode: those files cannot drift.
+    assert "telegram-direct/volatile.md" not in out
+    assert "none-mode/" not in out
+    invalidated = [name for name in SCENARIOS if name != "none-mode"]
+    assert out.splitlines()[-1] == f"cache invalidated: the stable part changed in {', '.join(invalidated)}"
+
+
+def test_gen_accepts_the_drift_and_check_passes_again(run_cli, snapshots, edited_safety):
+    code, out, _ = run_cli("snapshot", "gen", "--dir", snapshots, "--templates", edited_safety)
+    assert code == 0
+    assert "snapshots written" in out
+    assert "Do not seek influence," in (snapshots / "cron-job" / "stable.md").read_text(encoding="utf-8")
+    code, out, _ = run_cli("snapshot", "check", "--dir", snapshots, "--templates", edited_safety)
+    assert code == 0, out
+    assert run_cli("snapshot", "check", "--dir", snapshots)[0] == 1  # the built-in text now differs
+
+
+def test_an_extra_file_is_stale_and_gen_removes_only_it(run_cli, snapshots):
+    (snapshots / "cron-job" / "notes.txt").write_text("scratch\n", encoding="utf-8")
+    code, out, _ = run_cli("snapshot", "check", "--dir", snapshots)
+    assert code == 1
+    assert "cron-job/notes.txt: stale file" in out
+    assert run_cli("snapshot", "gen", "--dir", snapshots)[0] == 0
+    assert not (snapshots / "cron-job" / "notes.txt").exists()
+    assert (snapshots / "cron-job" / "scenario.yaml").is_file()
+    assert (snapshots / "provider-contribution" / "contribution.yaml").is_file()
+    assert run_cli("snapshot", "check", "--dir", snapshots)[0] == 0
+
+
+def test_a_deleted_output_is_missing(run_cli, snapshots):
+    (snapshots / "none-mode" / "volatile.md").unlink()
+    code, out, _ = run_cli("snapshot", "check", "--dir", snapshots)
+    assert code == 1
+    assert "none-mode/volatile.md: missing" in out
+    assert "0 differ, 1 missing, 0 stale" in out
+    assert "cache invalidated" not in out
+
+
+def test_outputs_left_behind_by_a_removed_scenario_are_stale(run_cli, snapshots):
+    (snapshots / "cron-job" / "scenario.yaml").unlink()
+    code, out, _ = run_cli("snapshot", "check", "--dir", snapshots)
+    assert code == 1
+    assert "cron-job/stable.md: stale file" in out
+    run_cli("snapshot", "gen", "--dir", snapshots)
+    assert not (snapshots / "cron-job").exists()
+
+
+def test_the_codex_harness_writes_its_developer_and_turn_surfaces():
+    developer = (SNAPSHOTS / "codex-harness" / "developer.md").read_text(encoding="utf-8")
+    stable = (SNAPSHOTS / "codex-harness" / "stable.md").read_text(encoding="utf-8")
+    assert "## SOUL.md" in developer and "You are Juniper" in developer
+    assert "You are Juniper" not in stable and "## AGENTS.md" not in stable
+    assert "memory_search" in (SNAPSHOTS / "codex-harness" / "turn.md").read_text(encoding="utf-8")
+    assert not (SNAPSHOTS / "telegram-direct" / "developer.md").exists()
+
+
+def test_outputs_show_the_configured_workspace_not_the_clone():
+    stable = (SNAPSHOTS / "telegram-direct" / "stable.md").read_text(encoding="utf-8")
+    assert "Your working directory is /srv/agents/household." in stable
+    for text in _outputs(SNAPSHOTS).values():
+        assert str(REPO).encode() not in text
+
+
+def _hermetic_env(tz: str, lang: str, seed: str, home: Path) -> dict[str, str]:
+    return {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(REPO), "TZ": tz, "LANG": lang,
+            "LC_ALL": lang, "PYTHONHASHSEED": seed, "HOME": str(home)}  # fmt: skip
+
+
+def test_generation_is_byte_identical_across_processes_and_matches_the_committed_files(tmp_path, snapshots):
+    results = []
+    for tz, lang, seed in (("Pacific/Kiritimati", "C.UTF-8", "1"), ("America/Adak", "POSIX", "4242")):
+        for rel in _outputs(snapshots):
+            (snapshots / rel).unlink()
+        env = _hermetic_env(tz, lang, seed, tmp_path / "no-such-home")
+        done = subprocess.run([sys.executable, "-m", "compiler", "snapshot", "gen", "--dir", str(snapshots)],
+                              cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        results.append(_outputs(snapshots))
+    assert results[0] == results[1]
+    assert results[0] == _outputs(SNAPSHOTS)
+
+
+def test_generation_never_looks_at_the_home_directory(monkeypatch, tmp_path, run_cli, snapshots):
+    def refuse(*_args):
+        raise AssertionError("snapshot generation looked at the home directory")
+
+    monkeypatch.setenv("HOME", str(tmp_path / "no-such-home"))
+    monkeypatch.setattr(Path, "home", classmethod(refuse))
+    monkeypatch.setattr(os.path, "expanduser", refuse)
+    for rel in _outputs(snapshots):
+        (snapshots / rel).unlink()
+    assert run_cli("snapshot", "gen", "--dir", snapshots)[0] == 0
+    assert _outputs(snapshots) == _outputs(SNAPSHOTS)
+
+
+def test_a_scenario_that_would_leak_the_clone_path_is_refused(run_cli, snapshots):
+    path = snapshots / "none-mode" / "scenario.yaml"
+    text = path.read_text(encoding="utf-8").replace("mode: none", "mode: full")
+    path.write_text(text.replace("workspace: /srv/agents/household", "userTimezone: UTC"), encoding="utf-8")
+    before = _outputs(snapshots)
+    code, _, err = run_cli("snapshot", "gen", "--dir", snapshots)
+    assert code == 2
+    assert "none-mode/scenario.yaml" in err and "would contain the local path" in err
+    assert _outputs(snapshots) == before  # nothing written when one scenario fails
+
+
+def test_an_unknown_scenario_key_names_its_line(run_cli, snapshots):
+    path = snapshots / "cron-job" / "scenario.yaml"
+    path.write_text(path.read_text(encoding="utf-8") + "worskpace: elsewhere\n", encoding="utf-8")
+    code, _, err = run_cli("snapshot", "check", "--dir", snapshots)
+    assert code == 2
+    line = len(path.read_text(encoding="utf-8").splitlines())
+    assert f"cron-job/scenario.yaml:{line}:1: unknown scenario key 'worskpace' (did you mean 'workspace'?)" in err
+
+
+def test_a_missing_snapshots_dir_is_bad_input(run_cli, tmp_path):
+    code, _, err = run_cli("snapshot", "check", "--dir", tmp_path / "nowhere")
+    assert code == 2
+    assert "snapshots directory not found" in err
+
+
+def test_snapshot_without_a_command_is_a_usage_error(run_cli):
+    code, _, err = run_cli("snapshot")
+    assert code == 2
+    assert err == "promptc: error: choose a snapshot command: gen or check\n"
