@@ -23,16 +23,8 @@ MEMORY_FALLBACK_NAME = "memory.md"
 """Used in MEMORY.md's place only when MEMORY.md itself is absent."""
 STATE_RELATIVE_PATH = Path(".promptc") / "workspace-state.json"
 STATE_VERSION = 1
-SEEDED_TEMPLATE_NAMES: tuple[str, ...] = (
-    "AGENTS.md",
-    "SOUL.md",
-    "TOOLS.md",
-    "IDENTITY.md",
-    "USER.md",
-    "HEARTBEAT.md",
-    "BOOTSTRAP.md",
-)
-"""What `promptc init` writes, in this order (MEMORY.md is the agent's own to start)."""
+SEEDED_TEMPLATE_NAMES: tuple[str, ...] = tuple(n for n in BOOTSTRAP_FILE_NAMES if n != "MEMORY.md")
+"""What `promptc init` writes, in load order (MEMORY.md is the agent's own to start)."""
 
 _UTF8_BOM = b"\xef\xbb\xbf"
 
