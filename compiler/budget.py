@@ -9,7 +9,7 @@ import json
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Callable, Sequence
 
 from .model import Budgets, ContextFile, FileStatus, WorkspaceFile
 from .workspace import read_json_object, write_json_atomic

@@ -11,194 +11,16 @@ Mappings merge deeply and lists replace. Then, for the agent being compiled, its
 from __future__ import annotations
 
 import difflib
-import zoneinfo
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import yaml
 
-from . import resources, yamlsrc
+from . import resources, schema, yamlsrc
 from .errors import ConfigError, Location
 from .model import Budgets, HeartbeatConfig, ResolvedConfig, SkillsConfig
-
-# --------------------------------------------------------------------------- schema
-
-
-@dataclass(frozen=True)
-class Field:
-    """A leaf value: `check` returns an error message, or None when the value is fine."""
-
-    check: Callable[[Any], str | None]
-    nullable: bool = False
-    is_path: bool = False
-    """Relative paths are resolved against the directory of the file that set them."""
-    convert: Callable[[Any], Any] | None = None
-    """Turns a valid raw value into the stored one."""
-
-
-@dataclass(frozen=True)
-class Table:
-    """A mapping with a fixed set of keys."""
-
-    fields: Mapping[str, "Node"]
-
-
-@dataclass(frozen=True)
-class MapOf:
-    """A mapping whose keys are free (model ids, skill names) and whose values share a schema."""
-
-    value: "Node"
-
-
-@dataclass(frozen=True)
-class ListOf:
-    """A list whose items share a schema."""
-
-    item: "Node"
-
-
-Node = Field | Table | MapOf | ListOf
-
-
-def _positive_int(value: Any) -> str | None:
-    if isinstance(value, bool) or not isinstance(value, int):
-        return f"expected a whole number, got {_describe(value)}"
-    return None if value > 0 else f"must be greater than 0, got {value}"
-
-
-def _boolean(value: Any) -> str | None:
-    return None if isinstance(value, bool) else f"expected true or false, got {_describe(value)}"
-
-
-def _string(value: Any) -> str | None:
-    return None if isinstance(value, str) else f"expected a string, got {_describe(value)}"
-
-
-def _nonblank(value: Any) -> str | None:
-    problem = _string(value)
-    if problem is None and not value.strip():
-        return "must not be blank"
-    return problem
-
-
-def _marker(value: Any) -> str | None:
-    problem = _nonblank(value)
-    if problem is None and ("\n" in value or "\\" in value or len(value.strip()) < 3):
-        return "must be one line of at least 3 characters, without backslashes"
-    return problem
-
-
-def _string_list(value: Any) -> str | None:
-    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-        return f"expected a list of strings, got {_describe(value)}"
-    return None
-
-
-def _choice(*choices: str) -> Callable[[Any], str | None]:
-    def check(value: Any) -> str | None:
-        if _as_choice(value) in choices:
-            return None
-        return f"expected one of {', '.join(choices)}; got {_describe(value)}"
-
-    return check
-
-
-def _choice_field(*choices: str) -> Field:
-    return Field(_choice(*choices), convert=_as_choice)
-
-
-def _as_choice(value: Any) -> str:
-    # YAML 1.1 reads a bare `on` / `off` as a boolean; the word was meant.
-    if isinstance(value, bool):
-        return "on" if value else "off"
-    return str(value)
-
-
-def _timezone(value: Any) -> str | None:
-    problem = _nonblank(value)
-    if problem is not None:
-        return problem
-    try:
-        zoneinfo.ZoneInfo(value)
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-        return f"unknown IANA time zone {value!r}"
-    return None
-
-
-def _hook(value: Any) -> str | None:
-    problem = _string_list(value)
-    if problem is None:
-        bad = [item for item in value if item.count(":") != 1 or "" in item.split(":")]
-        if bad:
-            return f"hooks must be 'module:function', got {bad[0]!r}"
-    return problem
-
-
-def _describe(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return f"the number {value}"
-    if isinstance(value, str):
-        return f"the string {value!r}"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "a mapping"
-    return type(value).__name__
-
-
-POSITIVE_INT = Field(_positive_int)
-BOOL = Field(_boolean)
-
-AGENT_FIELDS: dict[str, Node] = {
-    "workspace": Field(_nonblank, is_path=True),
-    "bootstrapMaxChars": POSITIVE_INT,
-    "bootstrapTotalMaxChars": POSITIVE_INT,
-    "bootstrapPromptTruncationWarning": _choice_field("off", "once", "always"),
-    "userTimezone": Field(_timezone, nullable=True),
-    "timeFormat": _choice_field("auto", "12", "24"),
-    "heartbeat": Table(
-        {"enabled": BOOL, "includeSystemPromptSection": BOOL, "prompt": Field(_string)}
-    ),
-    "subagents": Table({"delegationMode": _choice_field("suggest", "prefer")}),
-    "skills": Field(_string_list, nullable=True),
-    "contextLimits": MapOf(POSITIVE_INT),
-    "promptOverlays": Table({"gpt5": Table({"personality": _choice_field("friendly", "on", "off")})}),
-    "imageMaxDimensionPx": POSITIVE_INT,
-    "models": MapOf(Table({"alias": Field(_nonblank)})),
-    "docsPath": Field(_nonblank, nullable=True, is_path=True),
-}
-
-AGENT_ENTRY = Table(
-    {
-        "id": Field(_nonblank),
-        **AGENT_FIELDS,
-        "skillsLimits": Table({"maxSkillsPromptChars": POSITIVE_INT}),
-    }
-)
-
-SCHEMA = Table(
-    {
-        "agents": Table({"defaults": Table(AGENT_FIELDS), "list": ListOf(AGENT_ENTRY)}),
-        "skills": Table(
-            {
-                "limits": Table({"maxSkillsPromptChars": POSITIVE_INT, "maxSkillsInPrompt": POSITIVE_INT}),
-                "entries": MapOf(Table({"enabled": BOOL})),
-                "load": Table({"extraDirs": Field(_string_list, is_path=True)}),
-            }
-        ),
-        "tools": Table({"experimental": Table({"planTool": BOOL})}),
-        "prompt": Table(
-            {"cacheBoundaryMarker": Field(_marker), "templateDirs": Field(_string_list, is_path=True)}
-        ),
-        "hooks": Table({"bootstrap": Field(_hook)}),
-    }
-)
 
 # --------------------------------------------------------------------------- layers
 
@@ -300,77 +122,13 @@ def _validated(located: yamlsrc.Located, label: str, base_dir: Path) -> Layer:
     data = located.value if located.value is not None else {}
     if not isinstance(data, dict):
         raise ConfigError("a config file must be a mapping at the top", located.where(()))
-    problems: list[ConfigError] = []
-    cleaned = _check(SCHEMA, data, (), located, base_dir, problems)
+    cleaned, problems = schema.validate(data, located, base_dir)
     if problems:
         first = problems[0]
         if len(problems) > 1:
             first = ConfigError(f"{first.message} (and {len(problems) - 1} more problems)", first.location)
         raise first
     return Layer(label, cleaned, located.locations)
-
-
-def _check(node: Node, value: Any, path: tuple, located: yamlsrc.Located, base_dir: Path, problems: list) -> Any:
-    if isinstance(node, Field):
-        return _check_field(node, value, path, located, base_dir, problems)
-    if isinstance(node, ListOf):
-        if not isinstance(value, list):
-            problems.append(ConfigError(f"{_dotted(path)}: expected a list, got {_describe(value)}", located.where(path)))
-            return value
-        return [_check(node.item, item, path + (i,), located, base_dir, problems) for i, item in enumerate(value)]
-    if not isinstance(value, dict):
-        problems.append(ConfigError(f"{_dotted(path)}: expected a mapping, got {_describe(value)}", located.where(path)))
-        return value
-    if isinstance(node, MapOf):
-        return {key: _check(node.value, item, path + (key,), located, base_dir, problems) for key, item in value.items()}
-    return _check_table(node, value, path, located, base_dir, problems)
-
-
-def _check_table(node: Table, value: dict, path: tuple, located: yamlsrc.Located, base_dir: Path, problems: list) -> dict:
-    result = {}
-    for key, item in value.items():
-        child = node.fields.get(str(key))
-        if child is None:
-            problems.append(ConfigError(_unknown_key(path, str(key), node.fields), located.where(path + (key,))))
-            continue
-        result[key] = _check(child, item, path + (key,), located, base_dir, problems)
-    return result
-
-
-def _check_field(node: Field, value: Any, path: tuple, located: yamlsrc.Located, base_dir: Path, problems: list) -> Any:
-    if value is None and node.nullable:
-        return None
-    problem = node.check(value)
-    if problem is not None:
-        problems.append(ConfigError(f"{_dotted(path)}: {problem}", located.where(path)))
-        return value
-    if node.is_path:
-        return _resolve_paths(value, base_dir)
-    return node.convert(value) if node.convert else value
-
-
-def _resolve_paths(value: str | list[str], base_dir: Path) -> str | list[str]:
-    if isinstance(value, list):
-        return [str(_resolve_path(item, base_dir)) for item in value]
-    return str(_resolve_path(value, base_dir))
-
-
-def _resolve_path(text: str, base_dir: Path) -> Path:
-    path = Path(text).expanduser()
-    return path if path.is_absolute() else (base_dir / path).resolve()
-
-
-def _unknown_key(path: tuple, key: str, known: Mapping[str, Any]) -> str:
-    where = f"{_dotted(path)}." if path else ""
-    message = f"unknown key '{where}{key}'"
-    match = difflib.get_close_matches(key, sorted(known), n=1, cutoff=0.6)
-    if not match:
-        match = [name for name in sorted(known) if name.lower() == key.lower()]
-    return f"{message} (did you mean '{match[0]}'?)" if match else message
-
-
-def _dotted(path: tuple) -> str:
-    return ".".join(f"[{part}]" if isinstance(part, int) else str(part) for part in path).replace(".[", "[")
 
 
 # --------------------------------------------------------------------------- merge
@@ -541,6 +299,6 @@ def _unknown_path(tree: dict, path: tuple) -> str:
     for depth, part in enumerate(path):
         if not isinstance(node, dict) or part not in node:
             known = node if isinstance(node, dict) else {}
-            return _unknown_key(path[:depth], part, known)
+            return schema.unknown_key(path[:depth], part, known)
         node = node[part]
     return f"unknown key '{'.'.join(path)}'"
