@@ -148,3 +148,25 @@ def test_every_corpus_workspace_compiles_in_every_session_kind(folder):
         for f in prompt.files:
             if f.frontmatter is not None and f.injected:
                 assert not f.text.startswith("---")
+
+
+def test_bad_files_get_a_status_and_never_break_the_compile(make_workspace, tmp_path):
+    outside = tmp_path / "outside.md"
+    outside.write_text("secret from elsewhere\n")
+    ws = make_workspace({"AGENTS.md": "x" * (3 * 1024 * 1024), "TOOLS.md": "ok\n"})
+    (ws / "SOUL.md").symlink_to(outside)
+    (ws / "USER.md").write_bytes(b"caf\xe9 \xff\xfe name\n")
+    prompt = compile_prompt(Request(workspace=ws))
+    files = {f.name: f for f in prompt.files}
+    assert (files["AGENTS.md"].status, files["AGENTS.md"].reason) == ("skipped", "too large")
+    assert (files["SOUL.md"].status, files["SOUL.md"].reason) == ("skipped", "outside workspace")
+    assert files["USER.md"].status == "ok" and "\ufffd" in files["USER.md"].text
+    assert "secret from elsewhere" not in prompt.text
+    assert any("USER.md" in w for w in prompt.warnings)
+
+
+def test_truncation_notice_has_no_numbers(make_workspace):
+    prompt = compile_prompt(Request(workspace=make_workspace({"SOUL.md": "s" * 5000}), overrides=("agents.defaults.bootstrapMaxChars=1000",)))
+    notice = next(s.text for s in prompt.sections if s.id == "bootstrap_notice")
+    assert not any(ch.isdigit() for ch in notice)
+    assert any("SOUL.md" in w and "5000" in w for w in prompt.warnings)  # the numbers go to warnings
