@@ -6,6 +6,7 @@ Exit codes: 0 ok; 1 a check found something; 2 bad input or usage (SPEC 10).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
@@ -44,6 +45,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.code if isinstance(exc.code, int) else EXIT_OK
     except KeyboardInterrupt:
         return 130
+    except Exception as exc:  # a bug of ours: still one line, unless asked for the traceback
+        if os.environ.get("PROMPTC_DEBUG"):
+            raise
+        print(f"promptc: error: internal error ({type(exc).__name__}: {exc}); set PROMPTC_DEBUG=1 for details", file=sys.stderr)
+        return EXIT_BAD_INPUT
 
 
 def main_exit() -> None:

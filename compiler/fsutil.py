@@ -2,32 +2,70 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
+from .errors import Location, PromptcError
 
 NEW_FILE_MODE = 0o644
 """mkstemp creates 0600 files; a new output file should be readable like any other."""
 
 
 def write_text_atomic(path: Path, text: str) -> None:
-    """Write UTF-8 text to a temp file beside `path`, fsync it, then rename it over `path`."""
-    write_bytes_atomic(path, text.encode("utf-8"))
+    """Write UTF-8 text atomically, keeping the mode of an existing file."""
+    write_chunks_atomic(Path(path), [text.encode("utf-8")])
 
 
-def write_bytes_atomic(path: Path, data: bytes) -> None:
-    """Write bytes atomically, keeping the mode of an existing file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    mode = path.stat().st_mode & 0o7777 if path.exists() else NEW_FILE_MODE
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+def write_chunks_atomic(
+    path: Path, chunks: Iterable[bytes], mode: int | None = None, error: type[PromptcError] = PromptcError
+) -> None:
+    """Write `chunks` to a temp file beside `path`, fsync it, set its mode, rename it over `path`.
+
+    `mode` defaults to the existing file's mode (0644 for a new file). On any failure, including
+    one raised while producing `chunks`, the temp file is removed and `path` is left as it was;
+    an OSError becomes `error` naming the path.
+    """
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
+        path.parent.mkdir(parents=True, exist_ok=True)
+        mode = _mode_for(path) if mode is None else mode
+        fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        raise error(f"cannot write: {exc.strerror or exc}", Location(str(path))) from exc
+    try:
+        _fill(fd, chunks)
         os.chmod(temp, mode)
         os.replace(temp, path)
-    except BaseException:
+    except BaseException as exc:
         Path(temp).unlink(missing_ok=True)
+        if isinstance(exc, OSError):
+            raise error(f"cannot write, left as it was: {exc.strerror or exc}", Location(str(path))) from exc
         raise
+    _fsync_directory(path.parent)
+
+
+def _mode_for(path: Path) -> int:
+    try:
+        return path.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        return NEW_FILE_MODE
+
+
+def _fill(fd: int, chunks: Iterable[bytes]) -> None:
+    with os.fdopen(fd, "wb") as handle:
+        handle.writelines(chunks)
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def _fsync_directory(directory: Path) -> None:
+    """Make the rename itself durable. Best effort: some platforms cannot sync a directory, and
+    the new file is in place either way."""
+    with contextlib.suppress(OSError):
+        handle = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(handle)
+        finally:
+            os.close(handle)

@@ -265,7 +265,10 @@ def init(root: Path, *, now: str) -> list[str]:
     bootstrap file present and no setup recorded. Writing it records `bootstrapSeededAt = now`.
     """
     root = Path(root)
-    root.mkdir(parents=True, exist_ok=True)
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise WorkspaceError(f"cannot create the workspace: {error.strerror or error}", Location(str(root))) from error
     state = read_state(root)
     brand_new = _is_brand_new(root, state)
     written = [

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import stat
 import sys
 from pathlib import Path
 from typing import Any
 
 from ..errors import Location, TranscriptError
+from ..fsutil import write_chunks_atomic
 from . import policy as policies
-from .files import atomic_write
 from .images import DEFAULT_MAX_SIDE_PX
 from .model import to_json
 from .repair import repair_file
@@ -84,7 +83,7 @@ def run_sanitize(args: argparse.Namespace) -> int:
     if args.out is None:
         sys.stdout.write(text)
     else:
-        atomic_write(args.out, [text.encode("utf-8", errors="backslashreplace")], _existing_mode(args.out))
+        write_chunks_atomic(args.out, [text.encode("utf-8", errors="backslashreplace")], error=TranscriptError)
     print(f"{args.file}: {len(history)} messages in, {len(replay)} out (policy {chosen.name})", file=sys.stderr)
     return 0
 
@@ -101,6 +100,3 @@ def _require_file(path: Path) -> None:
         raise TranscriptError("no such session file", Location(str(path)))
 
 
-def _existing_mode(path: Path) -> int | None:
-    """Keep the permissions of a file being overwritten; a new file gets the umask default."""
-    return stat.S_IMODE(path.stat().st_mode) if path.is_file() else None

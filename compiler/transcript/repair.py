@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import Location, TranscriptError
-from .files import atomic_write
+from ..fsutil import write_chunks_atomic
 from .model import (
     AssistantMessage, TextBlock, UserMessage, dumps, encode_line, is_blank_text, loads, parse_entry, parse_header,
     to_json,
@@ -171,7 +171,7 @@ def _rewrite(path: Path, texts: Texts, before: tuple[int, int, int]) -> Path:
     try:
         shutil.copyfile(path, backup)
         os.chmod(backup, mode)
-        atomic_write(path, _fixed_bytes(path, texts, before), mode, tag="repair")
+        write_chunks_atomic(path, _fixed_bytes(path, texts, before), mode, error=TranscriptError)
     except BaseException as error:
         # The original is untouched, so the backup would only be litter.
         backup.unlink(missing_ok=True)
