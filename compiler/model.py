@@ -404,6 +404,8 @@ class Prompt:
     """Diagnostics worth a human's attention."""
     surfaces: Mapping[str, str] | None = None
     """Codex harness: `instructions`, `developer` and `turn` texts; None otherwise."""
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    """Config values reported but not rendered: budgets, warning mode, timeFormat, contextLimits."""
 
     @property
     def stable_sha256(self) -> str:

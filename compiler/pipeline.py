@@ -193,7 +193,19 @@ def _assemble(rendered: render.Rendered, cfg: ResolvedConfig, run: RunFacts, loa
         heartbeat_skip=loaded.heartbeat_skip,
         warnings=loaded.diagnostics + _budget_warnings(loaded.files),
         surfaces=surfaces,
+        settings=_reported_settings(cfg),
     )
+
+
+def _reported_settings(cfg: ResolvedConfig) -> dict:
+    """What the context report shows about the config besides the files."""
+    return {
+        "bootstrapMaxChars": cfg.budgets.max_chars,
+        "bootstrapTotalMaxChars": cfg.budgets.total_max_chars,
+        "bootstrapPromptTruncationWarning": cfg.budgets.warning,
+        "timeFormat": cfg.time_format,
+        "contextLimits": dict(cfg.context_limits),
+    }
 
 
 def _budget_warnings(files: tuple[ContextFile, ...]) -> tuple[str, ...]:

@@ -96,6 +96,18 @@ def test_sanitize_image_limit_flag(tmp_path, capsys):
     assert block["mimeType"] == "image/jpeg"
 
 
+def test_sanitize_takes_the_image_limit_from_the_agent_config(tmp_path, capsys):
+    from transcript_strategies import image, png_base64
+
+    path = _session(tmp_path, U([image(png_base64(400, 200))]))
+    config = tmp_path / "c.yaml"
+    config.write_text("agents:\n  list:\n    - id: main\n    - id: small\n      imageMaxDimensionPx: 100\n")
+    run("sanitize", str(path), *ANTHROPIC, "--config", str(config))
+    assert json.loads(capsys.readouterr().out)["messages"][0]["content"][0]["mimeType"] == "image/png"
+    run("sanitize", str(path), *ANTHROPIC, "--config", str(config), "--agent", "small")
+    assert json.loads(capsys.readouterr().out)["messages"][0]["content"][0]["mimeType"] == "image/jpeg"
+
+
 def test_sanitize_of_a_malformed_file_names_the_line(tmp_path):
     path = _session(tmp_path, U("hi"), tail=b'{"type":\n')
     with pytest.raises(TranscriptError, match=f"^{path}:3:"):

@@ -33,6 +33,7 @@ def report(prompt: Prompt) -> dict[str, Any]:
             "files_injected_chars": sum(f.injected_chars for f in prompt.files),
         },
         "heartbeat": {"skip": prompt.heartbeat_skip},
+        "settings": dict(prompt.settings),
         "warnings": list(prompt.warnings),
     }
 
@@ -65,6 +66,7 @@ def format_text(prompt: Prompt, detail: bool = False) -> str:
         lines += ["", *_sections_table(data)]
     lines += ["", *_skills(data, detail)]
     lines += ["", f"Heartbeat: {'skip (HEARTBEAT.md is effectively empty)' if prompt.heartbeat_skip else 'run'}"]
+    lines += ["", *_settings(data["settings"])]
     if prompt.warnings:
         lines += ["", "Warnings:", *(f"  - {w}" for w in prompt.warnings)]
     return "\n".join(lines) + "\n"
@@ -77,7 +79,9 @@ def _files_table(data: dict[str, Any]) -> list[str]:
         rows.append((f["name"], f["status"], str(f["raw_chars"]), str(f["injected_chars"]), note))
     totals = data["totals"]
     rows.append(("total", "", str(totals["files_raw_chars"]), str(totals["files_injected_chars"]), ""))
-    return ["Bootstrap files (chars):", *_table(rows, right={2, 3})]
+    s = data["settings"]
+    budget = f"budget {s['bootstrapMaxChars']} per file, {s['bootstrapTotalMaxChars']} in total"
+    return [f"Bootstrap files (chars; {budget}):", *_table(rows, right={2, 3})]
 
 
 def _sides(data: dict[str, Any]) -> list[str]:
@@ -106,6 +110,15 @@ def _skills(data: dict[str, Any], detail: bool) -> list[str]:
         for s in skills:
             lines.append(f"  {'+' if s['included'] else '-'} {s['name']}" + (f" ({s['reason']})" if s["reason"] else ""))
     return lines
+
+
+def _settings(settings: dict[str, Any]) -> list[str]:
+    limits = ", ".join(f"{k}={v}" for k, v in sorted(settings["contextLimits"].items())) or "none set"
+    return [
+        f"Truncation notice: {settings['bootstrapPromptTruncationWarning']}",
+        f"Time format (reported only): {settings['timeFormat']}",
+        f"Context limits (reported only): {limits}",
+    ]
 
 
 def _table(rows: list[tuple[str, ...]], right: set[int]) -> list[str]:

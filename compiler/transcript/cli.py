@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .. import config
 from ..errors import Location, TranscriptError
 from ..fsutil import write_chunks_atomic
 from . import policy as policies
@@ -32,9 +33,11 @@ def register(subparsers: Any) -> None:
     _add_model_arguments(sanitize_cmd)
     sanitize_cmd.add_argument("--out", type=Path, help="write the JSON here (atomically) instead of stdout")
     sanitize_cmd.add_argument(
-        "--image-max-dimension", type=_positive_int, default=DEFAULT_MAX_SIDE_PX, metavar="N",
-        help=f"longest image side in pixels (default {DEFAULT_MAX_SIDE_PX})",
+        "--image-max-dimension", type=_positive_int, metavar="N",
+        help=f"longest image side in pixels (default: the config's imageMaxDimensionPx, {DEFAULT_MAX_SIDE_PX})",
     )
+    sanitize_cmd.add_argument("--config", action="append", type=Path, default=[], metavar="FILE", help="config file")
+    sanitize_cmd.add_argument("--agent", default="main", help="agent whose imageMaxDimensionPx applies")
     sanitize_cmd.set_defaults(handler=run_sanitize)
 
     policy = commands.add_parser("policy", help="show which replay transforms a provider gets, and why")
@@ -73,7 +76,7 @@ def run_sanitize(args: argparse.Namespace) -> int:
     _require_file(args.file)
     chosen = policies.resolve(args.provider, args.model_api, args.model)
     history = replay_messages(read_session(args.file).entries)
-    options = SanitizeOptions(image_max_dimension_px=args.image_max_dimension)
+    options = SanitizeOptions(image_max_dimension_px=_image_limit(args))
     replay = sanitize(history, chosen, options)
     document = {
         "policy": {"name": chosen.name, "transforms": list(chosen.transforms)},
@@ -86,6 +89,13 @@ def run_sanitize(args: argparse.Namespace) -> int:
         write_chunks_atomic(args.out, [text.encode("utf-8", errors="backslashreplace")], error=TranscriptError)
     print(f"{args.file}: {len(history)} messages in, {len(replay)} out (policy {chosen.name})", file=sys.stderr)
     return 0
+
+
+def _image_limit(args: argparse.Namespace) -> int:
+    """`--image-max-dimension`, else `agents.*.imageMaxDimensionPx` from the config layers."""
+    if args.image_max_dimension is not None:
+        return args.image_max_dimension
+    return config.resolve(config.load(args.config), args.agent).image_max_dimension_px
 
 
 def run_policy(args: argparse.Namespace) -> int:
