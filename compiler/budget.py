@@ -211,11 +211,11 @@ def _context(
 
 
 def describe_cuts(files: Sequence[ContextFile]) -> tuple[str, ...]:
-    """One diagnostic line per truncated or dropped file, with the per-file numbers."""
+    """One diagnostic line per truncated, dropped or skipped file, with the per-file numbers."""
     return tuple(
         f"{file.name}: {file.raw_chars} chars -> {file.injected_chars} injected ({file.status}: {file.reason})"
         for file in files
-        if file.status in ("truncated", "dropped")
+        if file.status in ("truncated", "dropped", "skipped")
     )
 
 

@@ -45,6 +45,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.code if isinstance(exc.code, int) else EXIT_OK
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        raise
     except Exception as exc:  # a bug of ours: still one line, unless asked for the traceback
         if os.environ.get("PROMPTC_DEBUG"):
             raise
@@ -53,8 +55,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def main_exit() -> None:
-    """Console-script entry point."""
-    sys.exit(main())
+    """Console-script entry point: UTF-8 output whatever the locale, quiet on a closed pipe."""
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(encoding="utf-8", errors="backslashreplace")
+    try:
+        code = main()
+        sys.stdout.flush()
+    except BrokenPipeError:  # the reader went away (`promptc render | head`): not our error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = EXIT_OK
+    sys.exit(code)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -134,11 +145,12 @@ def _render(args: argparse.Namespace) -> int:
         from . import watch
 
         return watch.run(args)
-    prompt = pipeline.compile_prompt(request_from_args(args))
+    prompt, update = pipeline.compile_pending(request_from_args(args))
     if args.list_sections:
         emit(format_section_list(prompt), args.out)
     else:
         emit(payloads.FORMATS[args.format](prompt), args.out)
+    update.write()  # only once the prompt is out: a failed write must not mark a warning as seen
     return EXIT_OK
 
 
@@ -169,11 +181,12 @@ def _add_context(commands: Any) -> None:
 def _context(args: argparse.Namespace) -> int:
     from .emit import context
 
-    prompt = pipeline.compile_prompt(request_from_args(args))
+    prompt, update = pipeline.compile_pending(request_from_args(args))
     if args.format == "json":
         emit(payloads.dumps(context.report(prompt)), args.out)
     else:
         emit(context.format_text(prompt, detail=args.detail), args.out)
+    update.write()
     return EXIT_OK
 
 

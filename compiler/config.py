@@ -11,6 +11,7 @@ Mappings merge deeply and lists replace. Then, for the agent being compiled, its
 from __future__ import annotations
 
 import difflib
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
@@ -62,12 +63,22 @@ class ConfigSet:
     """Path tuple -> the layer that last set it."""
 
 
-def load(config_paths: Sequence[Path] = (), overrides: Sequence[str] = ()) -> ConfigSet:
-    """Read, validate and merge the defaults, each config file and each `--set` override."""
+def load(
+    config_paths: Sequence[Path] = (), overrides: Sequence[str] = (), extra_layers: Sequence[Layer] = ()
+) -> ConfigSet:
+    """Read, validate and merge the defaults, each config file, extra layers (already built,
+    e.g. a snapshot scenario's inline config) and each `--set` override, in that order."""
     layers = [load_defaults()]
     layers += [load_file(path) for path in config_paths]
+    layers += list(extra_layers)
     layers += [parse_override(text) for text in overrides]
     return merge_layers(layers)
+
+
+def layer_from(located: yamlsrc.Located, label: str, base_dir: Path) -> Layer:
+    """A validated layer from an already parsed tree (its locations point into its own file);
+    relative paths in it resolve against `base_dir`."""
+    return _validated(located, label, base_dir)
 
 
 def load_defaults() -> Layer:
@@ -78,7 +89,7 @@ def load_defaults() -> Layer:
 
 def load_file(path: Path) -> Layer:
     """One `--config` file (YAML or JSON)."""
-    return _cached(path, str(path), path.resolve().parent)
+    return _cached(path, str(path), Path(os.path.abspath(path)).parent)
 
 
 _LAYER_CACHE: dict[tuple, Layer] = {}
@@ -155,6 +166,7 @@ def _merge(base: Any, overlay: Any) -> Any:
 
 def _record_origins(layer: Layer, value: Any, path: tuple, origins: dict) -> None:
     if isinstance(value, dict) and value:
+        origins.pop(path, None)  # an empty mapping set by an earlier layer is now filled in
         for key, item in value.items():
             _record_origins(layer, item, path + (key,), origins)
         return
@@ -174,9 +186,11 @@ def _record_leaf(layer: Layer, value: Any, path: tuple, origins: dict) -> None:
 # --------------------------------------------------------------------------- resolve one agent
 
 
-def resolve(configs: ConfigSet, agent: str) -> ResolvedConfig:
-    """The effective settings for `agent`: its list entry merged over `agents.defaults`."""
+def resolve(configs: ConfigSet, agent: str | None) -> ResolvedConfig:
+    """The effective settings for `agent` (None: the default agent), its list entry merged over
+    `agents.defaults`."""
     entries = configs.tree["agents"]["list"]
+    agent = agent or _default_agent_id(entries)
     entry = _find_agent(configs, entries, agent)
     settings = _merge(configs.tree["agents"]["defaults"], {k: v for k, v in entry.items() if k != "id"})
     return _build(configs.tree, settings, entry, agent, _default_agent_id(entries))
@@ -259,20 +273,43 @@ class Explanation:
 
 
 def explain(configs: ConfigSet, key: str, agent: str | None = None) -> Explanation:
-    """Look up a dotted key; `agents.defaults.X` with an agent also considers its list entry."""
+    """Look up a dotted key. With an agent, `agents.defaults.X` is that agent's effective value
+    (its `agents.list` entry merged over the defaults) and the origin considers both."""
     path = tuple(part for part in key.split(".") if part)
     if agent is not None and path[:2] == ("agents", "defaults"):
-        entries = configs.tree["agents"]["list"]
-        for index, entry in enumerate(entries):
-            if entry["id"] == agent and _has(entry, path[2:]):
-                origin = _origin_of(configs, ("agents", "list", index) + path[2:])
-                return Explanation(key, _get(entry, path[2:]), origin)
+        return _explain_for_agent(configs, key, path[2:], agent)
     if not _has(configs.tree, path):
         raise ConfigError(_unknown_path(configs.tree, path))
-    return Explanation(key, _get(configs.tree, path), _origin_of(configs, path))
+    return Explanation(key, _get(configs.tree, path), _origin_of(configs, [path]))
 
 
-def _origin_of(configs: ConfigSet, path: tuple) -> Origin:
+def _explain_for_agent(configs: ConfigSet, key: str, sub: tuple, agent: str) -> Explanation:
+    entries = configs.tree["agents"]["list"]
+    entry = _find_agent(configs, entries, agent)
+    effective = _merge(configs.tree["agents"]["defaults"], {k: v for k, v in entry.items() if k != "id"})
+    if not _has(effective, sub):
+        raise ConfigError(_unknown_path(configs.tree, ("agents", "defaults") + sub))
+    value = _get(effective, sub)
+    paths = [("agents", "defaults") + sub]
+    if entry and _has(entry, sub):
+        own = ("agents", "list", entries.index(entry)) + sub
+        paths = paths + [own] if isinstance(value, dict) else [own]  # a leaf: the entry wins
+    return Explanation(key, value, _origin_of(configs, paths))
+
+
+def _origin_of(configs: ConfigSet, paths: list[tuple]) -> Origin:
+    """Who set the value at `paths`: for a mapping, every layer that set something inside it."""
+    inside = [o for k, o in configs.origins.items() if any(k[: len(p)] == p for p in paths)]
+    labels = list(dict.fromkeys(origin.label for origin in inside))
+    if len(labels) > 1:
+        return Origin(f"several layers: {', '.join(labels)}", None)
+    exact = [configs.origins[p] for p in reversed(paths) if p in configs.origins]
+    if exact or inside:
+        return (exact or inside)[0]
+    return _nearest_ancestor(configs, paths[0])
+
+
+def _nearest_ancestor(configs: ConfigSet, path: tuple) -> Origin:
     for end in range(len(path), -1, -1):
         found = configs.origins.get(path[:end])
         if found is not None:

@@ -5,6 +5,7 @@ The body is returned untouched apart from the removed block; anything doubtful i
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from typing import Any, Mapping
@@ -86,7 +87,50 @@ def _parse_block(block: str) -> tuple[Mapping[str, Any] | None, str | None]:
         return {}, None
     if not isinstance(data, dict):
         return None, f"frontmatter is YAML but not a mapping (found {type(data).__name__})"
-    return data, None
+    try:
+        return _plain(data, _Budget()), None
+    except ValueError as error:
+        return None, f"frontmatter {error}"
+
+
+MAX_METADATA_VALUES = 10_000
+"""Aliases can make a small block expand enormously; past this many values we give up on it."""
+
+
+class _Budget:
+    """Counts values while flattening metadata, and the containers currently being flattened."""
+
+    def __init__(self) -> None:
+        self.left = MAX_METADATA_VALUES
+        self.open: set[int] = set()
+
+
+def _plain(value: Any, budget: _Budget) -> Any:
+    """The metadata as plain, deterministic JSON data (sets sorted, odd scalars as text)."""
+    budget.left -= 1
+    if budget.left < 0:
+        raise ValueError(f"expands to more than {MAX_METADATA_VALUES} values")
+    if isinstance(value, (dict, list, tuple)):
+        return _plain_container(value, budget)
+    if isinstance(value, (set, frozenset)):
+        return sorted(str(item) for item in value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return str(value)
+
+
+def _plain_container(value: dict | list | tuple, budget: _Budget) -> Any:
+    if id(value) in budget.open:
+        raise ValueError("contains an alias to itself")
+    budget.open.add(id(value))
+    try:
+        if isinstance(value, dict):
+            return {str(key): _plain(item, budget) for key, item in value.items()}
+        return [_plain(item, budget) for item in value]
+    finally:
+        budget.open.discard(id(value))
 
 
 def _describe_yaml_error(error: yaml.YAMLError) -> str:

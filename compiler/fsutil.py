@@ -30,13 +30,14 @@ def write_chunks_atomic(
     """
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        mode = _mode_for(path) if mode is None else mode
+        existing = _stat_or_none(path)
         fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     except OSError as exc:
         raise error(f"cannot write: {exc.strerror or exc}", Location(str(path))) from exc
     try:
         _fill(fd, chunks)
-        os.chmod(temp, mode)
+        os.chmod(temp, mode if mode is not None else existing.st_mode & 0o7777 if existing else NEW_FILE_MODE)
+        _keep_owner(temp, existing)
         os.replace(temp, path)
     except BaseException as exc:
         Path(temp).unlink(missing_ok=True)
@@ -46,11 +47,19 @@ def write_chunks_atomic(
     _fsync_directory(path.parent)
 
 
-def _mode_for(path: Path) -> int:
+def _stat_or_none(path: Path) -> os.stat_result | None:
     try:
-        return path.stat().st_mode & 0o7777
+        return path.stat()
     except FileNotFoundError:
-        return NEW_FILE_MODE
+        return None
+
+
+def _keep_owner(temp: str, existing: os.stat_result | None) -> None:
+    """A file rewritten by another user (root repairing a session) keeps its owner; best effort."""
+    if existing is None or (existing.st_uid, existing.st_gid) == (os.getuid(), os.getgid()):
+        return
+    with contextlib.suppress(OSError):
+        os.chown(temp, existing.st_uid, existing.st_gid)
 
 
 def _fill(fd: int, chunks: Iterable[bytes]) -> None:

@@ -60,8 +60,9 @@ class Sandbox:
 class RunFacts:
     """Everything about one turn that is not config (SPEC 3.2). Keys match `--run` files."""
 
-    agent: str = "main"
-    """The agent id, matched against `agents.list[].id`."""
+    agent: str | None = None
+    """The agent id, matched against `agents.list[].id`; None means the default agent (the
+    first `agents.list` entry, or `main`)."""
     session: SessionKind = "main"
     """The kind of session this turn belongs to."""
     mode: PromptMode | None = None
@@ -183,7 +184,7 @@ class ResolvedConfig:
     is_default_agent: bool
     """True for the first `agents.list` entry (or `main` when the list is empty)."""
     workspace: str
-    """Workspace directory (absolute, or relative to the first config file's directory)."""
+    """Workspace directory, absolute (a relative one was resolved against its config file)."""
     budgets: Budgets
     """Bootstrap budgets."""
     heartbeat: HeartbeatConfig

@@ -6,10 +6,11 @@ import os
 import shutil
 import sys
 from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Mapping
 
-from . import budget, config, filters, heartbeat, providers, render, sections, skills, variables, workspace
+from . import budget, config, filters, heartbeat, providers, render, sections, skills, text, variables, workspace
 from .errors import Location, WorkspaceError
 from .model import ContextFile, LoadedWorkspace, Prompt, ResolvedConfig, RunFacts
 
@@ -27,6 +28,8 @@ class Request:
     """`--config` files, lowest precedence first."""
     overrides: tuple[str, ...] = ()
     """`--set KEY=VALUE` overrides, applied last."""
+    config_layers: tuple[config.Layer, ...] = ()
+    """Config layers built in memory (`config.layer_from`), applied after `config_paths`."""
     workspace: Path | None = None
     """Where to read the workspace; None reads the configured `agents.defaults.workspace`."""
     template_dirs: tuple[Path, ...] = ()
@@ -37,22 +40,51 @@ class Request:
     """Session state file for the `once` truncation-warning mode."""
     env: Mapping[str, str] | None = None
     """Environment for skill `requires.env` and PATH checks; None means os.environ."""
-    now: str = "1970-01-01T00:00:00Z"
-    """Timestamp recorded in the workspace state file (the CLI passes the real time)."""
+    now: str | None = None
+    """Timestamp for the workspace state file; None means the current UTC time. Never rendered."""
     plugins: bool = True
     """Use installed `promptc.providers` / `promptc.hooks` entry points (snapshots turn this off)."""
     platform: str | None = None
     """Operating system for skill `metadata.os` checks; None means sys.platform."""
 
 
+@dataclass(frozen=True)
+class StateUpdate:
+    """State files a compile wants written once its prompt has been delivered."""
+
+    workspace_root: Path
+    """The workspace whose `.promptc/workspace-state.json` may change."""
+    workspace_state: workspace.WorkspaceState | None
+    """The new workspace state, or None when it is unchanged."""
+    session_state: Path | None
+    """The `--session-state` file."""
+    seen: tuple[str, ...] | None
+    """Truncation signatures to store there, or None to leave it alone."""
+
+    def write(self) -> None:
+        """Write what changed (atomically)."""
+        if self.workspace_state is not None:
+            workspace.write_state(self.workspace_root, self.workspace_state)
+        if self.session_state is not None and self.seen is not None:
+            budget.write_seen(self.session_state, self.seen)
+
+
 def compile_prompt(request: Request) -> Prompt:
-    """Run every stage in order; state files are written only once everything succeeded."""
-    configs = config.load(request.config_paths, request.overrides)
+    """Compile, then record workspace and session state (the API for a runtime's every turn)."""
+    prompt, update = compile_pending(request)
+    update.write()
+    return prompt
+
+
+def compile_pending(request: Request) -> tuple[Prompt, StateUpdate]:
+    """Run every stage in order; nothing is written, the state changes are returned instead."""
+    configs = config.load(request.config_paths, request.overrides, request.config_layers)
     cfg = config.resolve(configs, agent=request.run.agent)
     root = _workspace_root(cfg, request)
     state = workspace.read_state(root)
     files = workspace.load(root)
-    state_after = workspace.next_state(state, bootstrap_present=_present(files, "BOOTSTRAP.md"), now=request.now)
+    now = request.now or datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    state_after = workspace.next_state(state, bootstrap_present=_present(files, "BOOTSTRAP.md"), now=now)
     files = filters.apply(
         files, cfg, request.run, setup_complete=state_after.setup_complete, workspace=root, plugins=request.plugins
     )
@@ -66,9 +98,10 @@ def compile_prompt(request: Request) -> Prompt:
     shown_dir = _display_workspace(configs, cfg, request, root)
     contexts = variables.build(cfg, request.run, routed, contribution, shown_dir)
     rendered = render.render(selected, contexts, cfg.boundary_marker, mode)
-    prompt = _assemble(rendered, cfg, request.run, loaded, mode)
-    _record_state(request, root, (state, state_after), seen)
-    return prompt
+    notes = _workspace_notes(shown_dir, root)
+    prompt = _assemble(rendered, cfg, request.run, loaded, notes)
+    changed = state_after if state_after != state else None
+    return prompt, StateUpdate(root, changed, request.session_state, seen)
 
 
 # --------------------------------------------------------------------------- workspace stage
@@ -100,7 +133,7 @@ def _budget_and_skills(files, cfg: ResolvedConfig, request: Request, root: Path)
         heartbeat_skip=heartbeat.is_effectively_empty(hb.content if hb else None),
         show_truncation_notice=show,
         truncation_signature=signature,
-        diagnostics=tuple(d for f in files for d in f.diagnostics),
+        diagnostics=tuple(d for f in files for d in f.diagnostics) + block.diagnostics,
     )
     return loaded, seen
 
@@ -108,6 +141,12 @@ def _budget_and_skills(files, cfg: ResolvedConfig, request: Request, root: Path)
 def _which(env: Mapping[str, str]) -> Callable[[str], str | None]:
     path = env.get("PATH", "")
     return lambda name: shutil.which(name, path=path)
+
+
+def _workspace_notes(shown_dir: str, root: Path) -> tuple[str, ...]:
+    if shown_dir == str(root):
+        return ()
+    return (f"the prompt names the workspace {shown_dir} (agents.defaults.workspace); its files were read from {root}",)
 
 
 def _display_workspace(configs: config.ConfigSet, cfg: ResolvedConfig, request: Request, root: Path) -> str:
@@ -120,14 +159,6 @@ def _display_workspace(configs: config.ConfigSet, cfg: ResolvedConfig, request: 
     if request.workspace is None or origin.label == "defaults":
         return str(root)
     return cfg.workspace
-
-
-def _record_state(request: Request, root: Path, states: tuple, seen: tuple[str, ...] | None) -> None:
-    before, after = states
-    if after != before:
-        workspace.write_state(root, after)
-    if request.session_state is not None and seen is not None:
-        budget.write_seen(request.session_state, seen)
 
 
 # --------------------------------------------------------------------------- codex harness
@@ -150,7 +181,7 @@ def _stays_in_instructions(f: ContextFile, run: RunFacts) -> bool:
 def codex_surfaces(instructions: str, loaded: LoadedWorkspace, run: RunFacts, marker: str) -> dict[str, str]:
     """The three codex surfaces: instructions, developer files, and the per-turn notes."""
     developer = "\n\n".join(
-        f"## {f.name}\n\n{render.neutralise(f.text, marker)}"
+        f"## {f.name}\n\n{text.neutralise(f.text, marker)}"
         for f in loaded.files
         if f.name in CODEX_DEVELOPER_FILES and f.injected
     )
@@ -165,7 +196,7 @@ def _codex_turn(loaded: LoadedWorkspace, run: RunFacts, marker: str) -> str:
         parts.append("This is a heartbeat turn: read HEARTBEAT.md in the workspace and follow it.")
     if run.memory_tools:
         parts.append("Workspace memory is not pasted here: look things up with memory_search and memory_get.")
-    return render.neutralise("\n\n".join(parts), marker)
+    return text.neutralise("\n\n".join(parts), marker)
 
 
 def _heartbeat_has_tasks(loaded: LoadedWorkspace) -> bool:
@@ -176,7 +207,10 @@ def _heartbeat_has_tasks(loaded: LoadedWorkspace) -> bool:
 # --------------------------------------------------------------------------- result
 
 
-def _assemble(rendered: render.Rendered, cfg: ResolvedConfig, run: RunFacts, loaded: LoadedWorkspace, mode) -> Prompt:
+def _assemble(
+    rendered: render.Rendered, cfg: ResolvedConfig, run: RunFacts, loaded: LoadedWorkspace, notes: tuple[str, ...]
+) -> Prompt:
+    mode = run.effective_mode
     surfaces = codex_surfaces(rendered.text, loaded, run, cfg.boundary_marker) if run.harness == "codex" else None
     return Prompt(
         stable=rendered.stable,
@@ -191,7 +225,7 @@ def _assemble(rendered: render.Rendered, cfg: ResolvedConfig, run: RunFacts, loa
         files=loaded.files,
         skills=loaded.skills,
         heartbeat_skip=loaded.heartbeat_skip,
-        warnings=loaded.diagnostics + _budget_warnings(loaded.files),
+        warnings=notes + loaded.diagnostics + budget.describe_cuts(loaded.files),
         surfaces=surfaces,
         settings=_reported_settings(cfg),
     )
@@ -206,11 +240,3 @@ def _reported_settings(cfg: ResolvedConfig) -> dict:
         "timeFormat": cfg.time_format,
         "contextLimits": dict(cfg.context_limits),
     }
-
-
-def _budget_warnings(files: tuple[ContextFile, ...]) -> tuple[str, ...]:
-    notes = []
-    for f in files:
-        if f.status in ("truncated", "dropped", "skipped"):
-            notes.append(f"{f.name}: {f.status} ({f.reason or 'budget'}): {f.raw_chars} raw -> {f.injected_chars} injected chars")
-    return tuple(notes)

@@ -13,8 +13,9 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 from . import resources, yamlsrc
 from .errors import Location, PromptcError
 from .model import ResolvedConfig, RunFacts
+from .sections import SLOTS
+from .text import normalise
 
-SLOT_KEYS = ("interaction_style", "tool_call_style", "execution_bias")
 ENTRY_POINT_GROUP = "promptc.providers"
 GPT5_MODEL = re.compile(r"(^|[/:])gpt-5([.-]|$)", re.IGNORECASE)
 GPT5_PROVIDERS = frozenset({"openai", "codex", "codex-cli", "openai-codex", "azure-openai", "azure-openai-responses"})
@@ -49,13 +50,8 @@ def merge(contributions: Iterable[Contribution]) -> Contribution:
 
 
 def _join_distinct(texts: Iterable[str | None]) -> str | None:
-    distinct = list(dict.fromkeys(_normalise(text) for text in texts if text and text.strip()))
+    distinct = list(dict.fromkeys(normalise(text) for text in texts if text and text.strip()))
     return "\n\n".join(distinct) or None
-
-
-def _normalise(text: str) -> str:
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    return "\n".join(line.rstrip() for line in lines).strip()
 
 
 def from_mapping(data: Any, source: str, located: yamlsrc.Located | None = None) -> Contribution:
@@ -70,8 +66,8 @@ def from_mapping(data: Any, source: str, located: yamlsrc.Located | None = None)
     if not isinstance(overrides, Mapping):
         raise PromptcError("section_overrides must be a mapping", where(("section_overrides",)))
     for key, value in overrides.items():
-        if key not in SLOT_KEYS:
-            raise PromptcError(f"unknown slot '{key}' (expected {', '.join(SLOT_KEYS)})", where(("section_overrides", key)))
+        if key not in SLOTS:
+            raise PromptcError(f"unknown slot '{key}' (expected {', '.join(SLOTS)})", where(("section_overrides", key)))
         if not isinstance(value, str):
             raise PromptcError(f"override for {key} must be text", where(("section_overrides", key)))
     for key in ("stable_prefix", "dynamic_suffix"):
@@ -80,7 +76,7 @@ def from_mapping(data: Any, source: str, located: yamlsrc.Located | None = None)
     return Contribution(
         data.get("stable_prefix"),
         data.get("dynamic_suffix"),
-        MappingProxyType({k: _normalise(v) for k, v in overrides.items()}),
+        MappingProxyType({k: normalise(v) for k, v in overrides.items()}),
         (source,),
     )
 
@@ -88,7 +84,7 @@ def from_mapping(data: Any, source: str, located: yamlsrc.Located | None = None)
 def load_file(path: Path) -> Contribution:
     """A contribution from a YAML/JSON file (`--contributions`)."""
     located = yamlsrc.load_file(path, PromptcError)
-    return from_mapping(located.value or {}, str(path), located)
+    return from_mapping({} if located.value is None else located.value, str(path), located)
 
 
 # --------------------------------------------------------------------------- built-in overlays
@@ -124,7 +120,7 @@ def gpt5_overlay(cfg: ResolvedConfig, run: RunFacts) -> Contribution | None:
 
 @functools.cache
 def _overlay_text(name: str) -> str:
-    return _normalise((resources.templates_root() / "overlays" / name).read_text(encoding="utf-8"))
+    return normalise((resources.templates_root() / "overlays" / name).read_text(encoding="utf-8"))
 
 
 BUILTIN_OVERLAYS: tuple[Callable[[ResolvedConfig, RunFacts], Contribution | None], ...] = (gpt5_overlay,)
@@ -133,7 +129,7 @@ BUILTIN_OVERLAYS: tuple[Callable[[ResolvedConfig, RunFacts], Contribution | None
 @functools.cache
 def installed_plugins() -> tuple[metadata.EntryPoint, ...]:
     """Provider plugins, sorted by name; scanned once per process (scanning costs milliseconds)."""
-    return tuple(sorted(metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name))
+    return tuple(sorted(metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: (e.name, e.value)))
 
 
 def from_entry_points(cfg: ResolvedConfig, run: RunFacts) -> list[Contribution]:

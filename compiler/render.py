@@ -17,6 +17,7 @@ import jinja2
 
 from .errors import Location, TemplateError
 from .model import RenderedSection
+from .text import neutralise, normalise
 from .sections import Selection, SectionSpec
 from .variables import VOLATILE, Contexts
 
@@ -146,6 +147,8 @@ def gate_passes(spec: SectionSpec, context: Mapping[str, Any]) -> bool:
         raise TemplateError(f"invalid 'when' expression: {exc.message}", spec.location("when")) from exc
     except jinja2.UndefinedError as exc:
         raise TemplateError(_undefined_message(spec, exc), spec.location("when")) from exc
+    except Exception as exc:  # anything the expression itself raised (1/0, "a" + 1, ...)
+        raise TemplateError(f"'when' expression failed: {type(exc).__name__}: {exc}", spec.location("when")) from exc
 
 
 def render_template(spec: SectionSpec, context: Mapping[str, Any]) -> str:
@@ -157,8 +160,9 @@ def render_template(spec: SectionSpec, context: Mapping[str, Any]) -> str:
         raise TemplateError(f"template syntax error: {exc.message}", Location(spec.path, exc.lineno, 1)) from exc
     except jinja2.UndefinedError as exc:
         raise TemplateError(_undefined_message(spec, exc), Location(spec.path, _template_line(exc, spec.path), 1)) from exc
-    except (jinja2.TemplateError, TypeError, ValueError, AttributeError, KeyError) as exc:
-        raise TemplateError(f"template failed: {exc}", Location(spec.path, _template_line(exc, spec.path), 1)) from exc
+    except Exception as exc:  # anything the template's own expressions raised
+        where = Location(spec.path, _template_line(exc, spec.path), 1)
+        raise TemplateError(f"template failed: {type(exc).__name__}: {exc}", where) from exc
 
 
 def _undefined_message(spec: SectionSpec, exc: jinja2.UndefinedError) -> str:
@@ -178,14 +182,3 @@ def _template_line(exc: BaseException, path: str) -> int | None:
             line = tb.tb_lineno
         tb = tb.tb_next
     return line
-
-
-def normalise(text: str) -> str:
-    """CRLF/CR to LF, trailing whitespace stripped per line, whole text trimmed (SPEC 4.1)."""
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    return "\n".join(line.rstrip() for line in lines).strip()
-
-
-def neutralise(text: str, marker: str) -> str:
-    """Defuse any copy of the boundary marker so the prompt holds it exactly once."""
-    return text.replace(marker, marker[0] + "\\" + marker[1:])

@@ -68,7 +68,9 @@ def _tool(item: Any) -> Tool:
         return Tool(item.strip())
     if not isinstance(item, dict) or set(item) - {"name", "summary"} or not isinstance(item.get("name"), str):
         raise ValueError("each tool must be a name or {name, summary}")
-    return Tool(item["name"].strip(), str(item.get("summary") or "").strip())
+    if not isinstance(item.get("summary", ""), (str, type(None))):
+        raise ValueError(f"the summary of tool {item['name']!r} must be text")
+    return Tool(item["name"].strip(), (item.get("summary") or "").strip())
 
 
 def _sandbox(value: Any) -> Sandbox:
@@ -87,7 +89,6 @@ def _sandbox(value: Any) -> Sandbox:
 
 
 CONVERTERS: dict[str, Convert] = {
-    "agent": lambda v: _text(v) or "main",
     "session": _one_of(*SESSION_KINDS),
     "mode": _one_of(*PROMPT_MODES, optional=True),
     "harness": _one_of("default", "codex"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import os
 import zoneinfo
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +30,8 @@ class Table:
     """A mapping with a fixed set of keys."""
 
     fields: Mapping[str, "Node"]
+    required: tuple[str, ...] = ()
+    """Keys that must be present."""
 
 
 @dataclass(frozen=True)
@@ -165,7 +168,8 @@ AGENT_ENTRY = Table(
         "id": Field(_nonblank),
         **AGENT_FIELDS,
         "skillsLimits": Table({"maxSkillsPromptChars": POSITIVE_INT}),
-    }
+    },
+    required=("id",),
 )
 
 SCHEMA = Table(
@@ -217,6 +221,9 @@ def _check_table(node: Table, value: dict, path: tuple, located: yamlsrc.Located
             problems.append(ConfigError(unknown_key(path, str(key), node.fields), located.where(path + (key,))))
             continue
         result[key] = _check(child, item, path + (key,), located, base_dir, problems)
+    for key in node.required:
+        if key not in value:
+            problems.append(ConfigError(f"{_dotted(path)}: missing required key '{key}'", located.where(path)))
     return result
 
 
@@ -239,8 +246,9 @@ def _resolve_paths(value: str | list[str], base_dir: Path) -> str | list[str]:
 
 
 def _resolve_path(text: str, base_dir: Path) -> Path:
-    path = Path(text).expanduser()
-    return path if path.is_absolute() else (base_dir / path).resolve()
+    # Absolute but not resolved: a symlink such as `current -> release-2` is followed when the
+    # path is used, so repointing it takes effect without the config file changing.
+    return Path(os.path.normpath(base_dir / Path(text).expanduser()))
 
 
 def unknown_key(path: tuple, key: str, known: Mapping[str, Any]) -> str:

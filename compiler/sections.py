@@ -112,7 +112,7 @@ def _fingerprint(directory: Path) -> tuple[tuple[str, int, int], ...]:
 def read_section(path: Path, origin: str = "builtin") -> SectionSpec:
     """Parse one section file: YAML frontmatter between `---` lines, then the Jinja body."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
         raise TemplateError(f"cannot read template: {exc}", Location(str(path))) from exc
     lines = text.replace("\r\n", "\n").split("\n")

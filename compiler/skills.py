@@ -242,12 +242,13 @@ def build(
 ) -> SkillsBlock:
     """The `<available_skills>` block for this agent and every skill's fate.
 
-    Roots: `skills.load.extraDirs` (lowest first; relative ones against the workspace), then
+    Roots: `skills.load.extraDirs` (lowest first; the config stage made them absolute), then
     `<workspace>/skills`. Locations inside the workspace are shown relative to it.
     """
     workspace_root = Path(os.path.abspath(workspace_root))
-    roots = [workspace_root / Path(extra).expanduser() for extra in cfg.skills.extra_dirs]
-    found, diagnostics = discover(roots + [workspace_root / "skills"])
+    extra = [Path(directory) for directory in cfg.skills.extra_dirs]
+    found, diagnostics = discover(extra + [workspace_root / "skills"])
+    diagnostics += tuple(f"{d}: skills.load.extraDirs entry is not a directory" for d in extra if not d.is_dir())
     shown = [_displayed(skill, workspace_root) for skill in found]
     reasons = {
         skill.name: eligibility(skill, cfg, env=env, which=which, platform=platform)

@@ -238,23 +238,6 @@ def next_state(state: WorkspaceState, *, bootstrap_present: bool, now: str) -> W
     return replace(state, setup_completed_at=now)
 
 
-def settle_state(root: Path, *, now: str) -> WorkspaceState:
-    """Read the setup state, record completion when BOOTSTRAP.md was deleted, return the result.
-
-    Writes only when the state changes; a workspace never seeded by `init` is never written to.
-    """
-    state = read_state(root)
-    settled = next_state(state, bootstrap_present=_has_entry(root, "BOOTSTRAP.md"), now=now)
-    if settled != state:
-        write_state(root, settled)
-    return settled
-
-
-def _has_entry(root: Path, name: str) -> bool:
-    """Whether the directory holds an entry with exactly this name."""
-    return name in os.listdir(root)
-
-
 # --------------------------------------------------------------------------- init
 
 

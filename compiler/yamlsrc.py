@@ -41,14 +41,14 @@ def parse(text: str, path: str, error: type[PromptcError] = PromptcError) -> Loc
         node = yaml.compose(text, Loader=_LOADER)
     except yaml.YAMLError as exc:
         raise error(_problem(exc), _mark_location(exc, path)) from exc
-    locations: dict[tuple[Any, ...], Location] = {}
     if node is None:
-        return Located(None, locations, path)
+        return Located(None, {}, path)
+    builder = _Builder(path, error)
     try:
-        value = _construct(node, (), locations, path, error)
+        value = builder.build(node, ())
     except yaml.YAMLError as exc:
         raise error(_problem(exc), _mark_location(exc, path)) from exc
-    return Located(value, locations, path)
+    return Located(value, builder.locations, path)
 
 
 def load_file(path: Path, error: type[PromptcError] = PromptcError) -> Located:
@@ -62,26 +62,50 @@ def load_file(path: Path, error: type[PromptcError] = PromptcError) -> Located:
     return parse(text, str(path), error)
 
 
-def _construct(node: yaml.Node, key_path: tuple, locations: dict, path: str, error: type) -> Any:
-    locations[key_path] = _node_location(node, path)
-    if isinstance(node, yaml.MappingNode):
+MAX_VALUES = 100_000
+"""Aliases can make a small file expand enormously; past this many values we refuse it."""
+
+
+class _Builder:
+    """Turns a composed node graph into plain data, recording where each value sits."""
+
+    def __init__(self, path: str, error: type[PromptcError]) -> None:
+        self.path, self.error = path, error
+        self.locations: dict[tuple[Any, ...], Location] = {}
+        self.budget = MAX_VALUES
+        self.open: set[int] = set()  # nodes being built: meeting one again is a recursive alias
+
+    def build(self, node: yaml.Node, key_path: tuple) -> Any:
+        self.locations[key_path] = _node_location(node, self.path)
+        self.budget -= 1
+        if self.budget < 0:
+            raise self.error(f"too many values after expanding aliases (limit {MAX_VALUES})", self.locations[key_path])
+        if id(node) in self.open:
+            raise self.error("an alias refers to a value that contains it", self.locations[key_path])
+        if isinstance(node, yaml.ScalarNode):
+            return _scalar(node)
+        self.open.add(id(node))
+        try:
+            return self._mapping(node, key_path) if isinstance(node, yaml.MappingNode) else self._sequence(node, key_path)
+        finally:
+            self.open.discard(id(node))
+
+    def _sequence(self, node: yaml.SequenceNode, key_path: tuple) -> list[Any]:
+        return [self.build(item, key_path + (index,)) for index, item in enumerate(node.value)]
+
+    def _mapping(self, node: yaml.MappingNode, key_path: tuple) -> dict[Any, Any]:
+        _CONSTRUCTOR.flatten_mapping(node)  # applies `<<: *anchor` merge keys
         result: dict[Any, Any] = {}
         for key_node, value_node in node.value:
             if not isinstance(key_node, yaml.ScalarNode):
-                raise error("mapping keys must be plain values", _node_location(key_node, path))
+                raise self.error("mapping keys must be plain values", _node_location(key_node, self.path))
             key = _scalar(key_node)
             if key in result:
-                raise error(f"duplicate key {key!r}", _node_location(key_node, path))
-            result[key] = _construct(value_node, key_path + (key,), locations, path, error)
+                raise self.error(f"duplicate key {key!r}", _node_location(key_node, self.path))
+            result[key] = self.build(value_node, key_path + (key,))
             # Point at the key, not the value: that is the line a reader looks for.
-            locations[key_path + (key,)] = _node_location(key_node, path)
+            self.locations[key_path + (key,)] = _node_location(key_node, self.path)
         return result
-    if isinstance(node, yaml.SequenceNode):
-        return [
-            _construct(item, key_path + (index,), locations, path, error)
-            for index, item in enumerate(node.value)
-        ]
-    return _scalar(node)
 
 
 _CONSTRUCTOR = yaml.constructor.SafeConstructor()

@@ -139,3 +139,62 @@ def test_property_last_layer_that_sets_a_key_wins(tmp_path_factory, layers, over
 def test_property_non_positive_or_non_integer_budgets_are_rejected(value):
     with pytest.raises(ConfigError):
         config.load([], [f"agents.defaults.bootstrapMaxChars={value!r}"] if not isinstance(value, str) else [f"agents.defaults.bootstrapMaxChars='{value}'"])
+
+
+def test_explain_a_mapping_names_every_layer_that_set_part_of_it(write_yaml):
+    path = write_yaml("c.yaml", "agents:\n  defaults:\n    heartbeat: {enabled: true}\n")
+    found = config.explain(config.load([path]), "agents.defaults.heartbeat")
+    assert found.value["enabled"] is True and found.value["includeSystemPromptSection"] is True
+    assert found.origin.label == f"several layers: defaults, {path}"
+
+
+def test_explain_for_an_agent_merges_and_checks_the_agent(write_yaml):
+    path = write_yaml("c.yaml", "agents:\n  list:\n    - id: ops\n      heartbeat: {prompt: Beat}\n")
+    configs = config.load([path])
+    found = config.explain(configs, "agents.defaults.heartbeat", agent="ops")
+    assert found.value == {"enabled": False, "includeSystemPromptSection": True, "prompt": "Beat"}
+    assert config.explain(configs, "agents.defaults.heartbeat.prompt", agent="ops").origin.label == str(path)
+    with pytest.raises(ConfigError, match="unknown agent 'opz' \\(did you mean 'ops'\\?\\)"):
+        config.explain(configs, "agents.defaults.heartbeat", agent="opz")
+
+
+def test_agent_entry_without_id_is_an_error_with_a_location(write_yaml):
+    path = write_yaml("c.yaml", "agents:\n  list:\n    - bootstrapMaxChars: 5\n")
+    with pytest.raises(ConfigError) as info:
+        config.load([path])
+    assert "missing required key 'id'" in info.value.message and info.value.location.line == 3
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("agents: &a {defaults: *a}\n", "an alias refers to a value that contains it"),
+        ("a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+         "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n"
+         "e: [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\n", "too many values after expanding aliases"),
+    ],
+)
+def test_hostile_aliases_are_refused_quickly(write_yaml, text, message):
+    with pytest.raises(ConfigError, match=message):
+        config.load([write_yaml("c.yaml", text)])
+
+
+def test_merge_keys_are_supported(write_yaml):
+    path = write_yaml("c.yaml", "agents:\n  defaults:\n    <<: {bootstrapMaxChars: 777}\n    userTimezone: UTC\n")
+    assert config.resolve(config.load([path]), "main").budgets.max_chars == 777
+
+
+def test_repointing_a_symlinked_workspace_takes_effect_without_editing_the_config(tmp_path):
+    (tmp_path / "one").mkdir()
+    (tmp_path / "two").mkdir()
+    (tmp_path / "current").symlink_to("one")
+    path = tmp_path / "c.yaml"
+    path.write_text("agents:\n  defaults:\n    workspace: current\n")
+    from pathlib import Path
+
+    first = Path(config.resolve(config.load([path]), "main").workspace)
+    (tmp_path / "current").unlink()
+    (tmp_path / "current").symlink_to("two")
+    second = Path(config.resolve(config.load([path]), "main").workspace)
+    assert first == second == tmp_path / "current"
+    assert second.resolve() == tmp_path / "two"

@@ -14,6 +14,7 @@ ENVIRONMENTS = [
     {"PYTHONHASHSEED": "0", "TZ": "UTC", "LANG": "C", "LC_ALL": "C"},
     {"PYTHONHASHSEED": "12345", "TZ": "Asia/Kathmandu", "LANG": "vi_VN.UTF-8", "LC_ALL": "vi_VN.UTF-8"},
     {"PYTHONHASHSEED": "random", "TZ": "America/St_Johns", "LANG": "hi_IN.UTF-8", "LC_ALL": "fr_FR.UTF-8"},
+    {"PYTHONHASHSEED": "7", "TZ": "Pacific/Chatham", "LC_ALL": "C", "PYTHONUTF8": "0", "PYTHONIOENCODING": "latin-1"},
 ]
 
 

@@ -59,3 +59,12 @@ def test_an_unwritable_place_is_a_one_line_error_through_the_cli(run_cli, tmp_pa
     code, out, err = run_cli("render", "--workspace", tmp_path, "--out", blocker / "prompt.txt")
     assert code == 2 and out == ""
     assert err.startswith(f"promptc: error: {blocker / 'prompt.txt'}: cannot write") and err.count("\n") == 1
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="changing a file's owner needs root")
+def test_a_rewritten_file_keeps_its_owner(tmp_path):
+    target = tmp_path / "session.jsonl"
+    target.write_text("old")
+    os.chown(target, 65534, 65534)
+    write_text_atomic(target, "new")
+    assert (target.stat().st_uid, target.stat().st_gid) == (65534, 65534) and target.read_text() == "new"

@@ -121,3 +121,8 @@ def test_entry_point_plugins_contribute(monkeypatch, make_workspace):
         providers.installed_plugins.cache_clear()
     assert "From a plugin for main." in prompt.stable
     assert prompt.stable.index("## Plugin") < prompt.stable.index("## Safety")
+
+
+def test_a_contribution_file_that_is_not_a_mapping_is_an_error(run_cli, make_workspace, write_yaml):
+    code, _, err = run_cli("render", "--workspace", make_workspace({}), "--contributions", write_yaml("c.yaml", "[]\n"))
+    assert code == 2 and "a contribution must be a mapping" in err

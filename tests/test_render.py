@@ -113,7 +113,7 @@ def test_subagent_session_defaults_to_minimal_mode(everything):
 def test_none_mode_is_the_identity_line_and_the_model_line_only(everything):
     prompt = compile_prompt(dataclasses.replace(everything, run=everything_run(mode="none")))
     lines = prompt.text.split("\n")
-    assert lines[0] == "You are a personal AI assistant working inside the OpenClaw agent runtime."
+    assert lines[0] == "You are a personal AI assistant; the OpenClaw agent runtime hosts you and carries out your tool calls."
     assert lines[1] == ""
     assert "anthropic/claude-sonnet-4-5" in lines[2]
     assert len(lines) == 3
@@ -122,7 +122,7 @@ def test_none_mode_is_the_identity_line_and_the_model_line_only(everything):
 
 def test_none_mode_without_a_model_is_one_line(everything):
     prompt = compile_prompt(dataclasses.replace(everything, run=everything_run(mode="none", model=None)))
-    assert prompt.text == "You are a personal AI assistant working inside the OpenClaw agent runtime."
+    assert prompt.text == "You are a personal AI assistant; the OpenClaw agent runtime hosts you and carries out your tool calls."
 
 
 @pytest.mark.parametrize(

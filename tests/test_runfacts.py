@@ -83,3 +83,16 @@ def test_bad_values_are_reported_with_a_location(write_yaml, text, fragment):
         runfacts.load(path, {})
     assert fragment in info.value.message
     assert info.value.location.path == str(path) and info.value.location.line == 1
+
+
+def test_a_tool_summary_must_be_text(write_yaml):
+    with pytest.raises(RunFactsError, match="the summary of tool 'read' must be text"):
+        runfacts.load(write_yaml("run.yaml", "tools: [{name: read, summary: [a]}]\n"), {})
+
+
+def test_missing_agent_means_the_default_agent(write_yaml, make_workspace):
+    from compiler import Request, compile_prompt
+
+    cfg = write_yaml("c.yaml", "agents:\n  list:\n    - id: ops\n    - id: dev\n")
+    prompt = compile_prompt(Request(config_paths=(cfg,), workspace=make_workspace({})))
+    assert prompt.agent == "ops" and "agent=ops" in prompt.volatile

@@ -230,26 +230,33 @@ def test_seeded_heartbeat_file_means_no_heartbeat_calls(tmp_path: Path) -> None:
     assert is_effectively_empty((tmp_path / "HEARTBEAT.md").read_text(encoding="utf-8"))
 
 
-def test_deleting_bootstrap_completes_setup_on_the_next_settle(tmp_path: Path) -> None:
+def _compile(root: Path, now: str) -> None:
+    """One compile through the public API, which records setup completion."""
+    from compiler import Request, compile_prompt
+
+    compile_prompt(Request(workspace=root, now=now))
+
+
+def test_deleting_bootstrap_completes_setup_on_the_next_compile(tmp_path: Path) -> None:
     workspace.init(tmp_path, now="t1")
-    assert not workspace.settle_state(tmp_path, now="t2").setup_complete
+    _compile(tmp_path, now="t2")
+    assert not workspace.read_state(tmp_path).setup_complete
     (tmp_path / "BOOTSTRAP.md").unlink()
-    settled = workspace.settle_state(tmp_path, now="t3")
-    assert settled == workspace.WorkspaceState(1, "t1", "t3")
-    assert workspace.read_state(tmp_path) == settled
-    # Later settles keep the first completion time.
-    assert workspace.settle_state(tmp_path, now="t4").setup_completed_at == "t3"
+    _compile(tmp_path, now="t3")
+    assert workspace.read_state(tmp_path) == workspace.WorkspaceState(1, "t1", "t3")
+    _compile(tmp_path, now="t4")  # later compiles keep the first completion time
+    assert workspace.read_state(tmp_path).setup_completed_at == "t3"
 
 
-def test_settle_never_writes_into_a_workspace_that_was_not_seeded(tmp_path: Path) -> None:
-    assert not workspace.settle_state(tmp_path, now="t1").setup_complete
+def test_compiling_never_writes_into_a_workspace_that_was_not_seeded(tmp_path: Path) -> None:
+    _compile(tmp_path, now="t1")
     assert not (tmp_path / ".promptc").exists()
 
 
 def test_init_after_completed_setup_does_not_bring_bootstrap_back(tmp_path: Path) -> None:
     workspace.init(tmp_path, now="t1")
     (tmp_path / "BOOTSTRAP.md").unlink()
-    workspace.settle_state(tmp_path, now="t2")
+    _compile(tmp_path, now="t2")
     (tmp_path / "AGENTS.md").unlink()
     assert workspace.init(tmp_path, now="t3") == ["AGENTS.md"]
 
