@@ -7,7 +7,7 @@
 
 from .errors import Location, PromptcError
 from .model import ContextFile, Prompt, RunFacts, Sandbox, Tool
-from .pipeline import Request, compile_prompt
+from .pipeline import Request, StateUpdate, compile_pending, compile_prompt
 
 __all__ = [
     "ContextFile",
@@ -17,6 +17,8 @@ __all__ = [
     "Request",
     "RunFacts",
     "Sandbox",
+    "StateUpdate",
     "Tool",
+    "compile_pending",
     "compile_prompt",
 ]
