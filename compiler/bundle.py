@@ -131,11 +131,12 @@ def build(variants: Sequence[RunFacts], request: pipeline.Request) -> Built:
     """Compile every variant with `request` (its run replaced) and collect the distinct stable texts.
 
     Config files are parsed once (the config stage caches a parsed layer until its file
-    changes), and each distinct stable text is counted once.
+    changes), and each distinct stable text is counted once. A build writes no state files:
+    its variants are not turns of a real session.
     """
     rows, stable, stable_tokens = [], {}, {}
     for run in variants:
-        prompt = pipeline.compile_prompt(dataclasses.replace(request, run=run))
+        prompt, _ = pipeline.compile_pending(dataclasses.replace(request, run=run))
         sha = prompt.stable_sha256
         if sha not in stable:
             stable[sha], stable_tokens[sha] = prompt.stable, context.token_count(prompt.stable)
@@ -147,6 +148,7 @@ def build(variants: Sequence[RunFacts], request: pipeline.Request) -> Built:
 def _row(run: RunFacts, prompt: Prompt, stable_tokens: int) -> dict[str, Any]:
     return {
         **dict(zip(ROW_KEYS, row_key(run))),
+        "agent": prompt.agent,  # the resolved id, also when the matrix leaves it to the default
         "stable_sha256": prompt.stable_sha256,
         "volatile_sha256": prompt.volatile_sha256,
         "stable_chars": len(prompt.stable),
@@ -164,25 +166,48 @@ def token_method() -> str:
 
 
 def write(built: Built, out: Path) -> int:
-    """Build the bundle in a temp dir beside `out`, then swap it in; returns stale files removed."""
-    _check_replaceable(out)
-    before = stored_hashes(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    """Build the bundle in a temp dir beside `out`, then swap it in; returns stale files removed.
+
+    `out` is resolved first, so a symlink keeps pointing at the directory it names and that
+    directory is replaced. Any OSError becomes a BundleError naming the path.
+    """
     try:
-        _fill(staging, built)
-        _swap(staging, out)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
+        target = _target(out)
+        before = stored_hashes(target)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+        try:
+            _fill(staging, built)
+            _swap(staging, target)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+    except OSError as exc:
+        where = f" ({exc.filename})" if exc.filename and str(exc.filename) != str(out) else ""
+        raise BundleError(f"cannot write the bundle: {exc.strerror or exc}{where}", Location(str(out))) from exc
     return len(before - set(built.stable))
 
 
-def _check_replaceable(out: Path) -> None:
+def _target(out: Path) -> Path:
+    """The directory a rebuild replaces: `out` resolved, checked to be replaceable."""
+    try:
+        target = out.resolve()
+    except RuntimeError as exc:  # a symlink loop
+        raise BundleError(f"cannot resolve --out: {exc}", Location(str(out))) from exc
+    if Path.cwd().resolve().is_relative_to(target):
+        raise BundleError("--out must not be the current directory or one of its parents", Location(str(out)))
+    _check_replaceable(target, out)
+    return target
+
+
+def _check_replaceable(target: Path, out: Path) -> None:
     """Refuse to replace anything that is not a bundle: a rebuild deletes the old directory."""
-    if out.exists() and not out.is_dir():
+    if target.exists() and not target.is_dir():
         raise BundleError("--out must be a directory", Location(str(out)))
-    if out.is_dir() and any(out.iterdir()) and not (out / MANIFEST).is_file():
+    parent = next(p for p in target.parents if p.exists())
+    if not parent.is_dir():
+        raise BundleError(f"cannot create the bundle: {parent} is not a directory", Location(str(out)))
+    if target.is_dir() and any(target.iterdir()) and not (target / MANIFEST).is_file():
         raise BundleError(f"directory is not empty and has no {MANIFEST}; refusing to replace it", Location(str(out)))
 
 
@@ -195,20 +220,30 @@ def _fill(staging: Path, built: Built) -> None:
 
 
 def _swap(staging: Path, out: Path) -> None:
-    """Two renames: readers see the old bundle or the new one, never a half-written one."""
+    """Two renames: readers see the old bundle or the new one, never a half-written one.
+
+    When the second rename fails the old bundle is renamed back, so `out` still holds it.
+    Removing the retired bundle afterwards is best effort: the new one is already in place.
+    """
     if not out.exists():
         os.rename(staging, out)
         return
     retired = out.parent / f".{out.name}.old-{uuid.uuid4().hex}"
     os.rename(out, retired)
-    os.rename(staging, out)
-    shutil.rmtree(retired)
+    try:
+        os.rename(staging, out)
+    except BaseException:
+        os.rename(retired, out)
+        raise
+    shutil.rmtree(retired, ignore_errors=True)
 
 
 def stored_hashes(out: Path) -> set[str]:
-    """The hashes of the stable files in a bundle dir (empty when there is none)."""
+    """The hashes of the stable files in a bundle dir (empty when there is none); files only."""
     directory = out / STABLE_DIR
-    return {p.name.removesuffix(".md") for p in directory.glob("*.md")} if directory.is_dir() else set()
+    if not directory.is_dir():
+        return set()
+    return {p.name.removesuffix(".md") for p in directory.glob("*.md") if p.is_file()}
 
 
 # --------------------------------------------------------------------------- check
@@ -224,9 +259,12 @@ def verify(built: Built, out: Path) -> list[str]:
         rows = {_stored_key(row): row for row in stored["variants"]}
     except (ValueError, KeyError, TypeError) as exc:
         return [f"{MANIFEST}: unreadable ({exc})"]
-    problems = _row_changes(rows, built, same_tokens=stored.get("token_method") == built.manifest["token_method"])
+    same_tokens = stored.get("token_method") == built.manifest["token_method"]
+    problems = _row_changes(rows, built, same_tokens=same_tokens)
     problems += _stable_file_problems(out, built)
-    if not problems and path.read_text(encoding="utf-8") != payloads.dumps(built.manifest):
+    # Token counts made another way (the `tokens` extra missing here) differ in every row, so
+    # the whole-file comparison is only meaningful when the counting method is the same.
+    if not problems and same_tokens and path.read_text(encoding="utf-8") != payloads.dumps(built.manifest):
         problems.append(f"{MANIFEST}: same variants, but the file differs (order or format)")
     return problems
 

@@ -15,13 +15,22 @@ import jinja2
 from jinja2 import meta, nodes
 from jinja2.visitor import NodeTransformer
 
-from . import sections, yamlsrc
+from . import config, sections, yamlsrc
 from .errors import Location, TemplateError
 from .render import ENV
 from .sections import SectionSpec
 from .variables import STABLE, VOLATILE, side_of
 
 METADATA_KEYS = sections.REQUIRED_KEYS + sections.OPTIONAL_KEYS
+PLACEHOLDERS = {"id": "placeholder", "order": 0, "side": "stable", "modes": ["full"], "title": "Placeholder"}
+"""Valid stand-ins for missing required keys, so the keys that are present still get checked."""
+UNSUPPORTED_TAGS = {
+    nodes.Include: "include",
+    nodes.Import: "import",
+    nodes.FromImport: "from ... import",
+    nodes.Extends: "extends",
+}
+"""Tags that need another template: a section is one self-contained file, found by path."""
 
 
 @dataclass(frozen=True, order=True)
@@ -63,7 +72,8 @@ class Result:
 def lint(template_dirs: Sequence[Path] = ()) -> Result:
     """Check the catalogue the compiler would see: the user dirs (first wins), then the built-ins.
 
-    A built-in section replaced by a user section with the same id is not checked.
+    A built-in section replaced by a user section with the same id is not checked. A template
+    dir that does not exist is bad input (TemplateError), as it is for the compiler.
     """
     findings: list[Finding] = []
     effective: dict[str, SectionSpec] = {}
@@ -82,10 +92,17 @@ def lint(template_dirs: Sequence[Path] = ()) -> Result:
     return Result(tuple(sorted(set(findings))), count)
 
 
+def config_template_dirs(config_paths: Sequence[Path]) -> list[Path]:
+    """`prompt.templateDirs` from these config files (with the built-in defaults under them)."""
+    if not config_paths:
+        return []
+    return [Path(d) for d in config.resolve(config.load(config_paths), agent=None).template_dirs]
+
+
 def _read_dir(directory: Path, origin: str) -> tuple[list[SectionSpec], list[Finding], int]:
     if not directory.is_dir():
-        return [], [Finding(str(directory), 1, 1, "template directory not found")], 0
-    paths = sorted(directory.glob(f"*{sections.SECTION_SUFFIX}"))
+        raise TemplateError("template directory not found", Location(str(directory)))
+    paths = sorted(p for p in directory.glob(f"*{sections.SECTION_SUFFIX}") if p.is_file())
     specs, findings = [], []
     for path in paths:
         spec, problems = read_metadata(path, origin)
@@ -153,8 +170,9 @@ def _all_metadata_problems(path: Path, first: TemplateError) -> list[Finding]:
     if not isinstance(located.value, dict):
         return [Finding.from_error(first)]
     problems = list(_key_problems(located, path))
-    if all(key in located.value for key in sections.REQUIRED_KEYS):
-        problems += [_located(located, key, text) for key, text in sections.metadata_problems(located.value)]
+    present = located.value
+    values = sections.metadata_problems({**PLACEHOLDERS, **present})
+    problems += [_located(located, key, text) for key, text in values if key in present]
     return problems or [Finding.from_error(first)]
 
 
@@ -188,10 +206,18 @@ def check_section(spec: SectionSpec) -> list[Finding]:
         body = None
     if body is not None:
         findings += _variable_findings(spec, body, when_line=None)
+        findings += _unsupported_tags(spec, body)
     if when is not None:
         findings += _variable_findings(spec, when, when_line=spec.location("when").line or 1)
     findings += _unreachable(spec, body, when is not None)
     return findings
+
+
+def _unsupported_tags(spec: SectionSpec, body: nodes.Template) -> list[Finding]:
+    """`include`, `import` and `extends`: the renderer serves no templates but the sections."""
+    tags = [(node.lineno, name) for kind, name in UNSUPPORTED_TAGS.items() for node in body.find_all(kind)]
+    message = "'{{% {} %}}' is not supported in a section: a section is one self-contained file"
+    return [Finding(spec.path, line, 1, message.format(name)) for line, name in sorted(tags)]
 
 
 def _parse_when(spec: SectionSpec, findings: list[Finding]) -> nodes.Template | None:
@@ -207,7 +233,10 @@ def _parse_when(spec: SectionSpec, findings: list[Finding]) -> nodes.Template | 
 def _variable_findings(spec: SectionSpec, tree: nodes.Template, when_line: int | None) -> list[Finding]:
     """Undeclared variables, and volatile ones read by a stable section (body or `when`)."""
     findings = []
-    for name in sorted(meta.find_undeclared_variables(tree)):
+    # jinja2.meta counts a name `{% set %}` inside a block as undeclared (it may be unset on
+    # another branch); a name the template assigns anywhere is the template's own.
+    assigned = {n.name for n in tree.find_all(nodes.Name) if n.ctx in ("store", "param")}
+    for name in sorted(meta.find_undeclared_variables(tree) - assigned):
         problem = _variable_problem(spec, name)
         if problem is not None:
             line = when_line or _first_use(tree, name)
@@ -254,12 +283,18 @@ def _unreachable(spec: SectionSpec, body: nodes.Template | None, when_parses: bo
     lists, judged with `mode` bound to that mode and every other variable unknown."""
     if spec.slot is not None:
         return []  # a provider override can always fill a slot
+    if body is not None and _uses_other_templates(body):
+        return []  # reported as unsupported; what it would render is unknown
     if body is not None and _renders_nothing(body):
         return [_at(spec, "id", f"section '{spec.id}' is unreachable: its body renders nothing")]
     if when_parses and all(_decided_false(spec.when or "", mode) for mode in spec.modes):
         modes = ", ".join(sorted(spec.modes))
         return [_at(spec, "when", f"section '{spec.id}' is unreachable: 'when' is false in every mode it lists ({modes})")]
     return []
+
+
+def _uses_other_templates(body: nodes.Template) -> bool:
+    return next(body.find_all(tuple(UNSUPPORTED_TAGS)), None) is not None
 
 
 def _renders_nothing(body: nodes.Template) -> bool:
@@ -316,13 +351,15 @@ def register(commands: Any) -> None:
     parser = commands.add_parser("lint", help="check section templates: metadata, variables, reachability")
     parser.add_argument("--templates", action="append", type=Path, default=[], metavar="DIR",
                         help="user template dir, searched before the built-ins (repeatable)")  # fmt: skip
+    parser.add_argument("--config", action="append", type=Path, default=[], metavar="FILE",
+                        help="config file whose prompt.templateDirs are linted too (repeatable; later wins)")  # fmt: skip
     parser.set_defaults(handler=_lint)
 
 
 def _lint(args: argparse.Namespace) -> int:
     from .cli import EXIT_FOUND, EXIT_OK  # deferred: cli imports this module while it loads
 
-    result = lint(args.templates)
+    result = lint([*args.templates, *config_template_dirs(args.config)])
     for finding in result.findings:
         print(finding)
     if result.findings:

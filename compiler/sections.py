@@ -102,7 +102,7 @@ def _read_dir(directory: Path, origin: str) -> tuple[SectionSpec, ...]:
 def _fingerprint(directory: Path) -> tuple[tuple[str, int, int], ...]:
     """Sorted (name, mtime_ns, size) of the section files in a directory."""
     try:
-        entries = [e for e in os.scandir(directory) if e.name.endswith(SECTION_SUFFIX)]
+        entries = [e for e in os.scandir(directory) if e.name.endswith(SECTION_SUFFIX) and e.is_file()]
     except (FileNotFoundError, NotADirectoryError) as exc:
         raise TemplateError("template directory not found", Location(str(directory))) from exc
     stats = [(e.name, e.stat()) for e in entries]

@@ -5,22 +5,22 @@ from __future__ import annotations
 
 import argparse
 import difflib
-import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
-from . import pipeline, resources, runfacts, yamlsrc
+from . import config, pipeline, resources, runfacts, schema, yamlsrc
 from .emit import context, payloads
-from .errors import Location, PromptcError, UsageError
+from .errors import ConfigError, Location, PromptcError, UsageError
 from .fsutil import write_text_atomic
 from .model import Prompt
 
 SCENARIO_FILE = "scenario.yaml"
 FIXED_NOW = "2000-01-01T00:00:00Z"
+"""The only clock a scenario sees (it reaches nothing but the workspace state file)."""
 PLATFORM = "linux"
 """Skill `metadata.os` checks see this platform, whatever machine generates the snapshots."""
-"""The only clock a scenario sees (it reaches nothing but the workspace state file)."""
 OUTPUT_NAMES = ("stable.md", "volatile.md", "context.json", "developer.md", "turn.md")
 """Every file `gen` may write into a scenario dir; the last two only for the codex harness."""
 SCENARIO_KEYS = ("description", "workspace", "config", "run", "contributions", "templates")
@@ -92,13 +92,12 @@ def load_scenario(directory: Path, extra_templates: Sequence[Path] = ()) -> Scen
         raise ScenarioError("a scenario must be a mapping", located.where(()))
     _check_keys(data, located)
     workspace = _input_path(directory, data["workspace"], located, ("workspace",), want_dir=True)
-    configs, overrides = _config(directory, data.get("config"), located)
+    layers, config_files = _config(directory, data.get("config"), located)
     own_templates = _paths(directory, data.get("templates"), located, "templates", want_dir=True)
     contributions = _paths(directory, data.get("contributions"), located, "contributions", want_dir=False)
     request = pipeline.Request(
         run=runfacts.from_mapping(_mapping(data, "run", located), _sub(located, "run")),
-        config_paths=configs,
-        overrides=overrides,
+        config_layers=layers,
         workspace=workspace,
         template_dirs=(*extra_templates, *own_templates),
         contribution_paths=contributions,
@@ -107,7 +106,8 @@ def load_scenario(directory: Path, extra_templates: Sequence[Path] = ()) -> Scen
         plugins=False,
         platform=PLATFORM,
     )
-    inputs = frozenset({(directory / SCENARIO_FILE).resolve(), workspace, *configs, *own_templates, *contributions})
+    referenced = (workspace, *config_files, *_config_paths(layers), *own_templates, *contributions)
+    inputs = frozenset({(directory / SCENARIO_FILE).resolve(), *referenced})
     masks = _masks(directory, workspace, (*extra_templates, *own_templates))
     return Scenario(directory.name, directory, request, inputs, masks)
 
@@ -136,19 +136,59 @@ def _sub(located: yamlsrc.Located, key: str) -> yamlsrc.Located:
     return yamlsrc.Located(located.value.get(key), inner, located.path)
 
 
-def _config(directory: Path, value: Any, located: yamlsrc.Located) -> tuple[tuple[Path, ...], tuple[str, ...]]:
-    """A config file beside the scenario, or an inline tree passed as one override per top key.
+def _config(directory: Path, value: Any, located: yamlsrc.Located) -> tuple[tuple[config.Layer, ...], tuple[Path, ...]]:
+    """The scenario's config as one layer, and the config file it came from (if any).
 
-    Overrides merge deeply like a config layer; their relative paths would resolve against the
-    working directory, so the leak guard rejects any output that ends up naming one.
+    An inline tree is a layer located in scenario.yaml, so its errors name that file's lines;
+    relative paths resolve against the directory of the file that holds them, never the
+    working directory, and a `~` path is refused: it would read the home directory.
     """
     if value is None:
         return (), ()
     if isinstance(value, str):
-        return (_input_path(directory, value, located, ("config",), want_dir=False),), ()
-    if not isinstance(value, dict):
+        path = _input_path(directory, value, located, ("config",), want_dir=False)
+        tree, base, files = yamlsrc.load_file(path, ConfigError), path.parent, (path,)
+    elif isinstance(value, dict):
+        tree, base, files = _sub(located, "config"), directory, ()
+    else:
         raise ScenarioError("'config' must be a mapping or a file name", located.where(("config",)))
-    return (), tuple(f"{key}={json.dumps(tree, ensure_ascii=False, default=str)}" for key, tree in value.items())
+    _refuse_home_paths(tree)
+    return (config.layer_from(tree, tree.path, base),), files
+
+
+def _refuse_home_paths(tree: yamlsrc.Located) -> None:
+    """Raise on the first config path starting with `~`, at its line in the scenario's files."""
+    for where, text in _path_values(schema.SCHEMA, tree.value, ()):
+        if text.startswith("~"):
+            message = f"'{text}': a scenario may not use '~' paths (the output would depend on the home directory)"
+            raise ScenarioError(message, tree.where(where))
+
+
+def _config_paths(layers: Sequence[config.Layer]) -> list[Path]:
+    """Every path the config layers name (template and skill dirs, docs, workspaces), resolved."""
+    return [Path(text).resolve() for layer in layers for _, text in _path_values(schema.SCHEMA, layer.data, ())]
+
+
+def _path_values(node: schema.Node, value: Any, where: tuple) -> Iterator[tuple[tuple, str]]:
+    """(key path, text) of every path-valued config field in a (possibly unvalidated) tree."""
+    if isinstance(node, schema.Field):
+        if node.is_path and isinstance(value, str):
+            yield where, value
+        elif node.is_path and isinstance(value, list):
+            yield from ((where + (i,), text) for i, text in enumerate(value) if isinstance(text, str))
+        return
+    for key, child, item in _children(node, value):
+        yield from _path_values(child, item, where + (key,))
+
+
+def _children(node: schema.Node, value: Any) -> Iterator[tuple[Any, schema.Node, Any]]:
+    """(key, schema node, value) below a list or mapping node; keys the schema lacks are skipped."""
+    if isinstance(node, schema.ListOf) and isinstance(value, list):
+        yield from ((i, node.item, item) for i, item in enumerate(value))
+    elif isinstance(node, schema.MapOf) and isinstance(value, dict):
+        yield from ((key, node.value, item) for key, item in value.items())
+    elif isinstance(node, schema.Table) and isinstance(value, dict):
+        yield from ((key, node.fields[str(key)], item) for key, item in value.items() if str(key) in node.fields)
 
 
 def _paths(directory: Path, value: Any, located: yamlsrc.Located, key: str, *, want_dir: bool) -> tuple[Path, ...]:
@@ -178,7 +218,7 @@ def _masks(directory: Path, workspace: Path, template_dirs: Iterable[Path]) -> t
 
 def render(scenario: Scenario) -> dict[str, str]:
     """The scenario's expected files (name -> text), checked not to mention local paths."""
-    prompt = pipeline.compile_prompt(scenario.request)
+    prompt, _ = pipeline.compile_pending(scenario.request)  # never write state into a fixture
     outputs = {"stable.md": _markdown(prompt.stable), "volatile.md": _markdown(prompt.volatile)}
     outputs["context.json"] = _mask(payloads.dumps(context_report(prompt)), scenario.masks)
     for name, text in (prompt.surfaces or {}).items():
@@ -213,8 +253,14 @@ def _without_tokens(value: Any) -> Any:
 
 def _mask(text: str, masks: Sequence[tuple[str, str]]) -> str:
     for local, placeholder in masks:
-        text = text.replace(local, placeholder)
+        text = _whole_path(local).sub(lambda _: placeholder, text)
     return text
+
+
+def _whole_path(path: str) -> re.Pattern[str]:
+    """`path` where it stands as a whole path in text (alone or followed by `/...`), never as
+    the start of a longer name: `/s` matches in `/s/x` and `/s.` but not in `/srv`."""
+    return re.compile(rf"(?<![\w.~/-]){re.escape(path)}(?![\w-]|\.[\w-])")
 
 
 def _guard(scenario: Scenario, outputs: Mapping[str, str]) -> None:
@@ -222,7 +268,7 @@ def _guard(scenario: Scenario, outputs: Mapping[str, str]) -> None:
     local = [path for path, _ in scenario.masks] + [str(resources.templates_root().parent)]
     for name, text in outputs.items():
         for path in local:
-            if path in text:
+            if _whole_path(path).search(text):
                 message = (
                     f"{name} would contain the local path {path}; set agents.defaults.workspace"
                     " (and any other path) to a fixed absolute path in the scenario's config"
@@ -248,7 +294,7 @@ def present_files(root: Path, scenarios: Sequence[Scenario]) -> set[str]:
     and the output-named files left in dirs that lost their scenario.yaml."""
     found: set[str] = set()
     for scenario in scenarios:
-        found |= {_rel(root, p) for p in _files_under(scenario.dir) if not _is_input(p, scenario.inputs)}
+        found |= {_rel(root, p) for p in _files_under(scenario.dir) if _generated_or_stale(p, scenario)}
     known = {s.dir for s in scenarios}
     for orphan in (d for d in sorted(root.iterdir()) if d.is_dir() and d not in known and not _ignored(d)):
         found |= {_rel(root, orphan / name) for name in OUTPUT_NAMES if (orphan / name).is_file()}
@@ -261,9 +307,12 @@ def _files_under(directory: Path) -> list[Path]:
     return [p for p in files if not any(part.startswith(".") for part in p.relative_to(directory).parts)]
 
 
-def _is_input(path: Path, inputs: frozenset[Path]) -> bool:
+def _generated_or_stale(path: Path, scenario: Scenario) -> bool:
+    """An output name beside scenario.yaml, or any file that is no input (a stale candidate)."""
+    if path.parent == scenario.dir and path.name in OUTPUT_NAMES:
+        return True  # even when an input names the scenario dir itself (`docsPath: .`)
     resolved = path.resolve()
-    return any(resolved == i or resolved.is_relative_to(i) for i in inputs)
+    return not any(resolved.is_relative_to(i) for i in scenario.inputs)
 
 
 def _rel(root: Path, path: Path) -> str:

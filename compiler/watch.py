@@ -4,12 +4,14 @@ and say whether the stable part (the cache prefix) changed. Needs the `watch` ex
 from __future__ import annotations
 
 import argparse
+import functools
+import os
 import sys
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from . import cli, config, pipeline, resources
 from .emit import payloads
@@ -20,33 +22,58 @@ DEBOUNCE_MS = 300
 """Changes closer together than this are one re-render (an editor's save is several events)."""
 TICK_MS = 200
 """How often the watcher wakes up with no change, to honour a timeout or signal readiness."""
-IGNORED_DIR_NAMES = frozenset({".promptc"})
-"""The workspace state file is written by the compile itself; watching it would loop."""
+STATE_DIR = ".promptc"
+"""The workspace state dir: the compile writes it, so watching it would loop."""
+SKIPPED_DIR_NAMES = frozenset({".git", ".hg", ".svn", "__pycache__", "node_modules", ".venv", ".tox",
+                               ".mypy_cache", ".pytest_cache", ".hypothesis", ".idea"})  # fmt: skip
+"""Dirs not watched at all (watchfiles' default filter would drop their events anyway)."""
 
 
 @dataclass(frozen=True)
 class Targets:
-    """What to watch: dirs (recursively) and single files, minus paths we write ourselves."""
+    """What to watch: dirs (with everything below them) and single files, minus what we write."""
 
     dirs: tuple[Path, ...]
     """Template dirs, the workspace and skill dirs; any change below them counts."""
     files: tuple[Path, ...]
     """Config, run-facts and contribution files; only they count in their directories."""
     ignored: tuple[Path, ...]
-    """The `--out` file."""
+    """Files the render itself writes (`--out`, `--session-state`), and their temp files."""
+    ignored_dirs: tuple[Path, ...]
+    """The workspace's `.promptc/` state dir, also written by the render itself."""
+    pending: tuple[Path, ...]
+    """Dirs and files that did not exist when the watcher started."""
 
-    @property
+    @functools.cached_property
     def roots(self) -> tuple[Path, ...]:
-        """Directories handed to the watcher, none inside another."""
-        candidates = sorted({*self.dirs, *(f.parent for f in self.files)})
-        return tuple(c for c in candidates if not any(c != o and c.is_relative_to(o) for o in candidates))
+        """Directories handed to the watcher, each watched without recursion: every dir below
+        `dirs` (minus the state dir and the dirs watchfiles ignores), the parent of each file,
+        and for a pending target its nearest existing ancestor (so its creation is noticed)."""
+        roots: set[Path] = set()
+        for directory in self.dirs:
+            roots |= set(_subdirs(directory, self.ignored_dirs)) if directory.is_dir() else {_nearest_dir(directory)}
+        roots |= {_nearest_dir(f.parent) for f in self.files}
+        return tuple(sorted(roots))
 
     def accepts(self, _change: Any, path: str) -> bool:
         """Whether a changed path should trigger a re-render."""
         changed = Path(path)
-        if changed in self.ignored or IGNORED_DIR_NAMES & set(changed.parts):
+        if self._ignores(changed):
             return False
-        return changed in self.files or any(changed.is_relative_to(d) for d in self.dirs)
+        if changed in self.files or any(changed.is_relative_to(d) for d in self.dirs):
+            return True
+        return any(target.is_relative_to(changed) for target in self.pending)
+
+    def _ignores(self, changed: Path) -> bool:
+        if any(changed == path or _is_temp_of(changed, path) for path in self.ignored):
+            return True
+        return any(changed.is_relative_to(d) for d in self.ignored_dirs)
+
+
+def _is_temp_of(changed: Path, path: Path) -> bool:
+    """Whether `changed` is an atomic writer's temp file for `path` (see compiler/fsutil.py)."""
+    name = changed.name
+    return changed.parent == path.parent and name.startswith(f".{path.name}.") and name.endswith(".tmp")
 
 
 @dataclass
@@ -60,7 +87,7 @@ class _Loop:
     deadline: float | None
     """Stop at this `time.monotonic()` value (tests)."""
     ready: threading.Event | None
-    """Set once a watcher is running (tests)."""
+    """Cleared when a watcher starts, set once on its first idle tick (tests)."""
     renders: int = 0
     """Re-renders so far, errors included."""
 
@@ -74,8 +101,8 @@ def run(args: argparse.Namespace, *, stop_after: int | None = None, timeout: flo
         ready: threading.Event | None = None) -> int:  # fmt: skip
     """Render, then re-render after every relevant change until interrupted (Ctrl-C).
 
-    `stop_after` (re-renders), `timeout` (seconds) and `ready` (set once the watcher is
-    running) exist so tests can drive the loop.
+    `stop_after` (re-renders), `timeout` (seconds) and `ready` (cleared when a watcher starts,
+    on new targets too, and set once it is running) exist so tests can drive the loop.
     """
     watchfiles = _watchfiles()
     deadline = None if timeout is None else time.monotonic() + timeout
@@ -86,17 +113,28 @@ def run(args: argparse.Namespace, *, stop_after: int | None = None, timeout: flo
 
 
 def _watch_targets_once(watchfiles: Any, args: argparse.Namespace, loop: _Loop) -> None:
-    """Watch one set of targets until a limit is reached or the config names other dirs."""
-    targets = watch_targets(args)
-    for changes in watchfiles.watch(*targets.roots, watch_filter=_filter(watchfiles, targets),
+    """Watch one set of targets until a limit is reached or the targets change (the config
+    names other dirs, a dir appears or goes)."""
+    if loop.ready is not None:
+        loop.ready.clear()
+    targets, announced = watch_targets(args), False
+    for changes in watchfiles.watch(*targets.roots, watch_filter=_filter(watchfiles, targets), recursive=False,
                                     debounce=DEBOUNCE_MS, rust_timeout=TICK_MS, yield_on_timeout=True):  # fmt: skip
         if changes:
             loop.last = render_once(args, loop.last, sorted({Path(path).name for _, path in changes}))
             loop.renders += 1
-        elif loop.ready is not None:
-            loop.ready.set()  # an idle tick: the watcher is certainly running
-        if loop.finished() or (changes and watch_targets(args) != targets):
+        elif loop.ready is not None and not announced:
+            loop.ready.set()  # the first idle tick: this watcher is certainly running
+            announced = True
+        if loop.finished() or (changes and _must_restart(args, targets, changes)):
             return
+
+
+def _must_restart(args: argparse.Namespace, targets: Targets, changes: set[tuple[Any, str]]) -> bool:
+    """Whether the watcher needs new roots: a watched dir came or went, or the config (or a
+    target's creation) changed what to watch. Files changing need no walk of the tree."""
+    paths = [Path(path) for _, path in changes]
+    return any(p in targets.roots or p.is_dir() for p in paths) or watch_targets(args) != targets
 
 
 def _watchfiles() -> Any:
@@ -165,13 +203,36 @@ def watch_targets(args: argparse.Namespace) -> Targets:
     """
     dirs = [resources.templates_root(), *args.templates]
     files = [*args.config, *([args.run] if args.run else []), *args.contributions]
+    workspace = args.workspace
     try:
         request = cli.request_from_args(args)
         cfg = config.resolve(config.load(request.config_paths, request.overrides), agent=request.run.agent)
         dirs += [Path(d) for d in (*cfg.template_dirs, *cfg.skills.extra_dirs)]
-        dirs.append(args.workspace or Path(cfg.workspace))
+        workspace = args.workspace or Path(cfg.workspace)
     except PromptcError:
-        dirs += [args.workspace] if args.workspace else []
-    ignored = (args.out.resolve(),) if args.out else ()
-    existing = tuple(sorted({d.resolve() for d in dirs if d.is_dir()}))
-    return Targets(existing, tuple(sorted({f.resolve() for f in files})), ignored)
+        pass  # watch what is known; fixing the config triggers a render and a retarget
+    dirs = sorted({d.resolve() for d in (*dirs, *([workspace] if workspace else []))})
+    files = sorted({f.resolve() for f in files})
+    ignored = tuple(sorted({p.resolve() for p in (args.out, args.session_state) if p is not None}))
+    state = (workspace.resolve() / STATE_DIR,) if workspace else ()
+    pending = tuple(path for path in (*dirs, *files) if not path.exists())
+    return Targets(tuple(dirs), tuple(files), ignored, state, pending)
+
+
+def _subdirs(directory: Path, skipped: tuple[Path, ...]) -> Iterator[Path]:
+    """`directory` and every dir below it, following symlinked dirs (a skills dir is often one)
+    but entering each real dir once, so a link cycle ends."""
+    seen: set[Path] = set()
+    for parent, names, _ in os.walk(directory, followlinks=True):
+        real = Path(parent).resolve()
+        if real in seen:
+            names[:] = []
+            continue
+        seen.add(real)
+        names[:] = sorted(n for n in names if n not in SKIPPED_DIR_NAMES and Path(parent, n) not in skipped)
+        yield Path(parent)
+
+
+def _nearest_dir(path: Path) -> Path:
+    """`path` when it is a directory, else its nearest ancestor that is one."""
+    return next(p for p in (path, *path.parents) if p.is_dir())

@@ -5,11 +5,14 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import os
 from pathlib import Path
 
 import pytest
 
-from conftest import EXAMPLES, REPO
+from compiler import tokens
+from conftest import EXAMPLES
+from guardrail_helpers import edited_safety_dir
 
 AGENTS = ["main", "helper", "scout", "scribe"]
 SESSIONS = ["main", "subagent", "cron", "heartbeat"]
@@ -51,13 +54,16 @@ def bundle_args(tmp_path, write_yaml):
 
 
 @pytest.fixture
+def small_args(tmp_path, write_yaml):
+    """`promptc bundle` arguments for a two-variant matrix, without --out."""
+    matrix = write_yaml("matrix.yaml", "sessions: [main, cron]\n")
+    return ["bundle", "--matrix", matrix, "--workspace", EXAMPLES / "workspace"]
+
+
+@pytest.fixture
 def edited_safety(tmp_path) -> Path:
     """A user template dir whose safety section differs from the built-in one by one word."""
-    directory = tmp_path / "templates"
-    directory.mkdir()
-    text = (REPO / "templates" / "sections" / "safety.md.j2").read_text(encoding="utf-8")
-    (directory / "safety.md.j2").write_text(text.replace("Do not seek power,", "Do not seek influence,"), encoding="utf-8")
-    return directory
+    return edited_safety_dir(tmp_path / "templates")
 
 
 def _manifest(out: Path) -> dict:
@@ -186,7 +192,7 @@ def test_a_modes_axis_overrides_the_session_default(run_cli, write_yaml, tmp_pat
     rows = _manifest(tmp_path / "b")["variants"]
     assert [(r["session"], r["mode"]) for r in rows] == [("subagent", "full"), ("subagent", "none")]
     none_text = (tmp_path / "b" / "stable" / f"{rows[1]['stable_sha256']}.md").read_text(encoding="utf-8")
-    assert none_text == "You are a personal AI assistant working inside the OpenClaw agent runtime."
+    assert none_text == "You are a personal AI assistant; the OpenClaw agent runtime hosts you and carries out your tool calls."
 
 
 def test_run_fact_flags_change_the_base_of_every_variant(run_cli, write_yaml, tmp_path):
@@ -196,3 +202,86 @@ def test_run_fact_flags_change_the_base_of_every_variant(run_cli, write_yaml, tm
     assert code == 0
     [row] = _manifest(tmp_path / "b")["variants"]
     assert (row["channel"], row["chat_type"], row["provider"]) == ("discord", "group", "anthropic")
+
+
+def _files(out: Path) -> dict[str, bytes]:
+    return {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
+
+
+def _leftovers(parent: Path) -> list[str]:
+    return sorted(p.name for p in parent.iterdir() if p.name.startswith("."))
+
+
+def test_a_failed_swap_puts_the_old_bundle_back(run_cli, small_args, edited_safety, tmp_path, monkeypatch):
+    out = tmp_path / "b"
+    assert run_cli(*small_args, "--out", out)[0] == 0
+    before = _files(out)
+    real_rename, calls = os.rename, []
+
+    def second_call_fails(src, dst):
+        calls.append(src)
+        if len(calls) == 2:  # the new bundle moving into place
+            raise OSError(28, "No space left on device", str(src))
+        real_rename(src, dst)
+
+    monkeypatch.setattr(os, "rename", second_call_fails)
+    code, _, err = run_cli(*small_args, "--out", out, "--templates", edited_safety)
+    assert code == 2
+    assert err.startswith(f"promptc: error: {out}: cannot write the bundle: No space left on device")
+    assert err.count("\n") == 1
+    assert _files(out) == before
+    assert _leftovers(tmp_path) == []
+
+
+@pytest.mark.parametrize(
+    ("out", "message"),
+    [
+        ("/dev/null/x", "/dev/null/x: cannot create the bundle: /dev/null is not a directory"),
+        (".", ".: --out must not be the current directory or one of its parents"),
+    ],
+)
+def test_an_unusable_out_is_a_one_line_error(run_cli, small_args, tmp_path, monkeypatch, out, message):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    monkeypatch.chdir(empty)
+    code, _, err = run_cli(*small_args, "--out", out)
+    assert code == 2
+    assert err == f"promptc: error: {message}\n"
+    assert list(empty.iterdir()) == []
+
+
+def test_a_symlinked_out_replaces_the_directory_it_points_to(run_cli, small_args, edited_safety, tmp_path):
+    real, link = tmp_path / "real", tmp_path / "link"
+    assert run_cli(*small_args, "--out", real)[0] == 0
+    link.symlink_to(real, target_is_directory=True)
+    code, _, err = run_cli(*small_args, "--out", link, "--templates", edited_safety)
+    assert code == 0, err
+    assert link.is_symlink() and link.resolve() == real
+    assert any(b"Do not seek influence," in text for text in _files(real).values())
+    assert _leftovers(tmp_path) == []
+
+
+def test_check_passes_where_tokens_are_counted_another_way(run_cli, small_args, tmp_path, monkeypatch):
+    out = tmp_path / "b"
+    monkeypatch.setattr(tokens, "count", len)  # "exact" counts, as with the `tokens` extra
+    assert run_cli(*small_args, "--out", out)[0] == 0
+    monkeypatch.setattr(tokens, "count", lambda _text: None)  # the extra missing: estimates
+    code, out_text, _ = run_cli(*small_args, "--out", out, "--check")
+    assert code == 0, out_text
+    assert "is current" in out_text
+
+
+def test_directories_in_the_stable_dir_are_not_stable_files(run_cli, small_args, tmp_path):
+    out = tmp_path / "b"
+    run_cli(*small_args, "--out", out)
+    victim = min((out / "stable").iterdir())
+    victim.unlink()
+    victim.mkdir()
+    (out / "stable" / "notes.md").mkdir()
+    code, text, _ = run_cli(*small_args, "--out", out, "--check")
+    assert code == 1
+    assert f"stable/{victim.name}: missing" in text
+    assert "notes" not in text
+    code, text, _ = run_cli(*small_args, "--out", out)
+    assert code == 0
+    assert "(0 stale removed)" in text

@@ -145,7 +145,70 @@ def test_a_duplicate_id_in_one_dir_is_reported(run_cli, user_dir):
     assert f"{directory}/b.md.j2:2:1: duplicate section id 'twin' (also in {directory}/a.md.j2)" in out
 
 
-def test_a_missing_template_dir_is_a_finding(run_cli, tmp_path):
-    code, out, _ = run_cli("lint", "--templates", tmp_path / "nope")
+def test_a_missing_template_dir_is_bad_input(run_cli, tmp_path):
+    code, out, err = run_cli("lint", "--templates", tmp_path / "nope")
+    assert code == 2
+    assert out == ""
+    assert err == f"promptc: error: {tmp_path / 'nope'}: template directory not found\n"
+
+
+def test_values_of_present_keys_are_checked_when_a_required_key_is_missing(run_cli, user_dir):
+    directory = user_dir({"half.md.j2": "---\nid: Half-Done\nside: sideways\nmodes: [full]\n---\nhi\n"})
+    code, out, _ = run_cli("lint", "--templates", directory)
     assert code == 1
-    assert f"{tmp_path / 'nope'}:1:1: template directory not found" in out
+    path = f"{directory}/half.md.j2"
+    assert f"{path}:2:1: id must be snake_case, got 'Half-Done'" in out
+    assert f"{path}:3:1: unknown side 'sideways' (expected stable or volatile)" in out
+    assert f"{path}:1:1: missing metadata key 'order'" in out and f"{path}:1:1: missing metadata key 'title'" in out
+    assert "modes" not in out
+
+
+def test_a_directory_named_like_a_section_is_skipped(run_cli, user_dir):
+    directory = user_dir({})
+    (directory / "drafts.md.j2").mkdir()
+    code, out, err = run_cli("lint", "--templates", directory)
+    assert (code, err) == (0, "")
+    assert out.startswith("promptc lint: clean (")
+
+
+@pytest.mark.parametrize(
+    ("tag", "name"),
+    [
+        ("{% include 'other.md.j2' %}", "include"),
+        ("{% import 'macros.j2' as m %}", "import"),
+        ("{% from 'macros.j2' import greet %}", "from ... import"),
+        ("{% extends 'base.j2' %}", "extends"),
+    ],
+)
+def test_tags_that_load_another_template_are_unsupported_not_unreachable(run_cli, user_dir, tag, name):
+    text = f"---\nid: composed\norder: 178\nside: stable\nmodes: [full]\ntitle: C\n---\n{tag}\n"
+    directory = user_dir({"composed.md.j2": text})
+    code, out, _ = run_cli("lint", "--templates", directory)
+    assert code == 1
+    message = f"'{{% {name} %}}' is not supported in a section: a section is one self-contained file"
+    assert out.splitlines()[0] == f"{directory}/composed.md.j2:8:1: {message}"
+    assert "unreachable" not in out
+
+
+def test_config_template_dirs_are_linted_too(run_cli, user_dir, write_yaml):
+    directory = user_dir({"greeting.md.j2": GREETING})
+    config = write_yaml("config.yaml", f"prompt:\n  templateDirs: [{directory.name}]\n")
+    code, out, _ = run_cli("lint", "--config", config)
+    assert code == 1
+    assert f"{directory}/greeting.md.j2:10:17: undefined variable 'usr_name'" in out
+
+
+def test_a_bad_config_is_bad_input(run_cli, write_yaml):
+    code, _, err = run_cli("lint", "--config", write_yaml("config.yaml", "prompt:\n  templateDir: [x]\n"))
+    assert code == 2
+    assert "config.yaml:2:3: unknown key 'prompt.templateDir' (did you mean 'templateDirs'?)" in err
+
+
+def test_a_name_set_inside_a_block_is_not_undeclared(run_cli, tmp_path):
+    templates = tmp_path / "tpl"
+    templates.mkdir()
+    body = "{% if tools %}\n{% set n = tools | length %}\nTools: {{ n }} {{ nope }}\n{% endif %}\n"
+    (templates / "setter.md.j2").write_text(f"---\nid: setter\norder: 850\nside: stable\nmodes: [full]\ntitle: S\n---\n{body}")
+    code, out, _ = run_cli("lint", "--templates", templates)
+    assert code == 1
+    assert "'nope'" in out and "'n'" not in out

@@ -9,12 +9,14 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
+from compiler import snapshot
 from conftest import REPO
+from guardrail_helpers import copy_safety, edited_safety_dir, replace_in
 
 SNAPSHOTS = REPO / "snapshots"
 SCENARIOS = sorted(p.parent.name for p in SNAPSHOTS.glob("*/scenario.yaml"))
-SAFETY = REPO / "templates" / "sections" / "safety.md.j2"
 
 
 @pytest.fixture
@@ -26,17 +28,12 @@ def snapshots(tmp_path) -> Path:
 @pytest.fixture
 def edited_safety(tmp_path) -> Path:
     """A user template dir whose safety section differs from the built-in one by one word."""
-    directory = tmp_path / "templates"
-    directory.mkdir()
-    text = SAFETY.read_text(encoding="utf-8")
-    assert "Do not seek power," in text
-    (directory / SAFETY.name).write_text(text.replace("Do not seek power,", "Do not seek influence,"), encoding="utf-8")
-    return directory
+    return edited_safety_dir(tmp_path / "templates")
 
 
 def _outputs(root: Path) -> dict[str, bytes]:
-    names = ("stable.md", "volatile.md", "context.json", "developer.md", "turn.md")
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.glob("*/*")) if p.name in names}
+    files = sorted(root.glob("*/*"))
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in files if p.name in snapshot.OUTPUT_NAMES}
 
 
 def test_the_committed_snapshots_are_current(run_cli):
@@ -185,3 +182,76 @@ def test_snapshot_without_a_command_is_a_usage_error(run_cli):
     code, _, err = run_cli("snapshot")
     assert code == 2
     assert err == "promptc: error: choose a snapshot command: gen or check\n"
+
+
+def _use_config_file(scenario: Path, extra: dict) -> None:
+    """Move a scenario's inline config into config.yaml beside it, with `extra` keys added."""
+    data = yaml.safe_load((scenario / "scenario.yaml").read_text(encoding="utf-8"))
+    (scenario / "config.yaml").write_text(yaml.safe_dump({**data.pop("config"), **extra}), encoding="utf-8")
+    (scenario / "scenario.yaml").write_text(yaml.safe_dump({**data, "config": "config.yaml"}), encoding="utf-8")
+
+
+def test_dirs_named_by_a_scenario_config_file_are_inputs_never_stale(run_cli, snapshots):
+    scenario = snapshots / "cron-job"
+    section = copy_safety(scenario / "sections")
+    replace_in(section, "Do not seek power,", "Do not seek influence,")
+    (scenario / "extra-skills").mkdir()
+    (scenario / "extra-skills" / "README.md").write_text("skills go here\n", encoding="utf-8")
+    extra = {"prompt": {"templateDirs": ["sections"]}, "skills": {"load": {"extraDirs": ["extra-skills"]}}}
+    _use_config_file(scenario, extra)
+    code, out, err = run_cli("snapshot", "gen", "--dir", snapshots)
+    assert code == 0, err
+    assert "0 stale removed" in out
+    assert section.is_file() and (scenario / "extra-skills" / "README.md").is_file()
+    assert "Do not seek influence," in (scenario / "stable.md").read_text(encoding="utf-8")
+    code, out, _ = run_cli("snapshot", "check", "--dir", snapshots)
+    assert code == 0, out
+
+
+def test_inline_config_paths_resolve_against_the_scenario_dir_not_the_cwd(run_cli, snapshots, tmp_path, monkeypatch):
+    scenario = snapshots / "cron-job"
+    replace_in(copy_safety(scenario / "sections"), "Do not seek power,", "Do not seek influence,")
+    copy_safety(tmp_path / "sections")  # what `sections` would mean relative to the cwd
+    tools = "  tools:\n    experimental:"
+    replace_in(scenario / "scenario.yaml", tools, "  prompt:\n    templateDirs: [sections]\n" + tools)
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run_cli("snapshot", "gen", "--dir", snapshots)
+    assert code == 0, err
+    assert "Do not seek influence," in (scenario / "stable.md").read_text(encoding="utf-8")
+    assert run_cli("snapshot", "check", "--dir", snapshots)[0] == 0
+
+
+def _line_of(path: Path, text: str) -> int:
+    return next(i for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if text in line)
+
+
+def test_an_inline_config_error_names_its_line_in_scenario_yaml(run_cli, snapshots):
+    path = snapshots / "cron-job" / "scenario.yaml"
+    replace_in(path, "planTool: true", "planTool: maybe")
+    code, _, err = run_cli("snapshot", "check", "--dir", snapshots)
+    assert code == 2
+    assert f"cron-job/scenario.yaml:{_line_of(path, 'planTool')}:" in err
+    assert "tools.experimental.planTool" in err and "--set" not in err
+
+
+def test_a_home_relative_path_in_a_scenario_is_refused(run_cli, snapshots, tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    path = snapshots / "webchat-control-ui" / "scenario.yaml"
+    replace_in(path, "docsPath: /srv/docs/runtime", "docsPath: ~/docs")
+    before = _outputs(snapshots)
+    code, _, err = run_cli("snapshot", "gen", "--dir", snapshots)
+    assert code == 2
+    assert f"webchat-control-ui/scenario.yaml:{_line_of(path, 'docsPath')}:" in err
+    assert "'~/docs': a scenario may not use '~' paths" in err
+    assert _outputs(snapshots) == before
+
+
+def test_the_leak_guard_matches_whole_paths_not_prefixes(run_cli, tmp_path):
+    snapshots = Path(shutil.copytree(SNAPSHOTS, tmp_path.resolve() / "snap"))
+    archive = f"{snapshots}-archive/household"  # starts with the snapshots dir's path, is not inside it
+    replace_in(snapshots / "telegram-direct" / "scenario.yaml", "workspace: /srv/agents/household", f"workspace: {archive}")
+    code, _, err = run_cli("snapshot", "gen", "--dir", snapshots)
+    assert code == 0, err
+    outputs = snapshots / "telegram-direct"
+    assert f"Your working directory is {archive}." in (outputs / "stable.md").read_text(encoding="utf-8")
+    assert "<snapshots>-archive" not in (outputs / "context.json").read_text(encoding="utf-8")

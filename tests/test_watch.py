@@ -5,17 +5,18 @@ from __future__ import annotations
 import sys
 import threading
 import time
-from pathlib import Path
 from typing import Callable
 
 import pytest
 
 from compiler import cli, watch
-from conftest import REPO
+from guardrail_helpers import copy_safety, replace_in
 
 TIMEOUT = 20.0
 SETTLE = 0.6
 """Seconds between two edits, longer than the watcher's debounce so they render separately."""
+QUIET = 4.0
+"""How long a test waits to be sure no further render follows."""
 
 
 @pytest.fixture
@@ -27,32 +28,31 @@ def project(make_workspace, write_yaml):
     return workspace, config, run
 
 
-def _watch(argv: list, edits: Callable[[], None], renders: int) -> int:
-    """Run the watch loop while a background thread edits files once the watcher is ready."""
+def _watch(argv: list, edits: Callable[[threading.Event], None], renders: int, timeout: float = TIMEOUT) -> int:
+    """Run the watch loop while a background thread edits files once the watcher is ready;
+    `edits` gets the readiness event (cleared and set again whenever the watcher restarts)."""
     args = cli.build_parser().parse_args(["render", "--watch", *map(str, argv)])
     ready = threading.Event()
 
     def edit() -> None:
         if ready.wait(TIMEOUT):
-            edits()
+            edits(ready)
 
     thread = threading.Thread(target=edit, daemon=True)
     thread.start()
-    code = watch.run(args, stop_after=renders, timeout=TIMEOUT, ready=ready)
+    code = watch.run(args, stop_after=renders, timeout=timeout, ready=ready)
     thread.join(TIMEOUT)
     return code
 
 
-def _replace(path: Path, old: str, new: str) -> None:
-    text = path.read_text(encoding="utf-8")
-    assert old in text
-    path.write_text(text.replace(old, new), encoding="utf-8")
+def _targets(*argv) -> watch.Targets:
+    return watch.watch_targets(cli.build_parser().parse_args(["render", *map(str, argv)]))
 
 
 def test_a_workspace_edit_re_renders_and_names_the_changed_stable_section(project, capsys):
     workspace, config, run = project
     started = time.monotonic()
-    code = _watch(["--config", config, "--run", run], lambda: _replace(workspace / "SOUL.md", "patient", "cheerful"), 1)
+    code = _watch(["--config", config, "--run", run], lambda _: replace_in(workspace / "SOUL.md", "patient", "cheerful"), 1)
     out, err = capsys.readouterr()
     assert code == 0
     assert time.monotonic() - started < TIMEOUT  # it stopped after the re-render, not on the timeout
@@ -65,7 +65,7 @@ def test_a_workspace_edit_re_renders_and_names_the_changed_stable_section(projec
 
 def test_a_volatile_change_leaves_the_stable_part_alone(project, capsys):
     _, config, run = project
-    code = _watch(["--config", config, "--run", run], lambda: _replace(run, "telegram", "discord"), 1)
+    code = _watch(["--config", config, "--run", run], lambda _: replace_in(run, "telegram", "discord"), 1)
     out, err = capsys.readouterr()
     assert code == 0
     assert "channel=discord" in out
@@ -75,14 +75,12 @@ def test_a_volatile_change_leaves_the_stable_part_alone(project, capsys):
 def test_a_template_syntax_error_is_printed_and_the_fix_re_renders(project, tmp_path, capsys):
     _, config, run = project
     templates = tmp_path / "templates"
-    templates.mkdir()
-    section = templates / "safety.md.j2"
-    section.write_text((REPO / "templates" / "sections" / "safety.md.j2").read_text(encoding="utf-8"), encoding="utf-8")
+    section = copy_safety(templates)
 
-    def break_then_fix() -> None:
-        _replace(section, "## Safety", "## Safety {% if %}")
+    def break_then_fix(_ready: threading.Event) -> None:
+        replace_in(section, "## Safety", "## Safety {% if %}")
         time.sleep(SETTLE)
-        _replace(section, "## Safety {% if %}", "## Safety rules")
+        replace_in(section, "## Safety {% if %}", "## Safety rules")
 
     code = _watch(["--config", config, "--run", run, "--templates", templates], break_then_fix, 2)
     out, err = capsys.readouterr()
@@ -95,8 +93,8 @@ def test_a_template_syntax_error_is_printed_and_the_fix_re_renders(project, tmp_
 
 def test_an_error_before_the_first_render_does_not_stop_the_watch(project, capsys):
     _, config, run = project
-    _replace(run, "chat_type: direct", "chat_type: crowd")
-    code = _watch(["--config", config, "--run", run], lambda: _replace(run, "chat_type: crowd", "chat_type: group"), 1)
+    replace_in(run, "chat_type: direct", "chat_type: crowd")
+    code = _watch(["--config", config, "--run", run], lambda _: replace_in(run, "chat_type: crowd", "chat_type: group"), 1)
     _, err = capsys.readouterr()
     lines = err.splitlines()
     assert code == 0
@@ -114,27 +112,130 @@ def test_without_watchfiles_the_error_says_how_to_install_it(project, monkeypatc
 
 def test_the_output_file_and_workspace_state_never_trigger_a_render(project):
     workspace, config, _ = project
-    args = cli.build_parser().parse_args(["render", "--config", str(config), "--out", str(workspace / "out.md")])
-    targets = watch.watch_targets(args)
-    assert workspace.resolve() in targets.dirs
-    assert not targets.accepts(None, str((workspace / "out.md").resolve()))
-    assert not targets.accepts(None, str(workspace.resolve() / ".promptc" / "workspace-state.json"))
-    assert targets.accepts(None, str(workspace.resolve() / "SOUL.md"))
+    workspace = workspace.resolve()
+    targets = _targets("--config", config, "--out", workspace / "out.md")
+    assert workspace in targets.dirs
+    assert not targets.accepts(None, str(workspace / "out.md"))
+    assert not targets.accepts(None, str(workspace / ".out.md.k3j9x_2q.tmp"))  # the atomic writer's temp file
+    assert not targets.accepts(None, str(workspace / ".promptc" / "workspace-state.json"))
+    assert targets.accepts(None, str(workspace / "SOUL.md"))
+    assert targets.accepts(None, str(workspace / ".notes.md.tmp"))
     assert targets.accepts(None, str(config.resolve()))
     assert not targets.accepts(None, str(config.resolve().parent / "unrelated.txt"))
+
+
+def test_only_the_workspace_state_dir_is_ignored(project, tmp_path):
+    _, config, _ = project
+    templates = tmp_path / ".promptc" / "sections"
+    templates.mkdir(parents=True)
+    targets = _targets("--config", config, "--templates", templates)
+    assert targets.accepts(None, str(templates.resolve() / "greeting.md.j2"))
+
+
+def test_an_out_file_inside_the_workspace_renders_once_per_edit(project, capsys):
+    workspace, config, run = project
+    out = workspace / "prompt.md"
+    edit = lambda _: replace_in(workspace / "SOUL.md", "patient", "cheerful")  # noqa: E731
+    code = _watch(["--config", config, "--run", run, "--out", out], edit, renders=2, timeout=QUIET)
+    _, err = capsys.readouterr()
+    assert code == 0
+    assert len(err.splitlines()) == 2, err  # the first render and one re-render, then quiet
+    assert err.splitlines()[1].startswith("promptc: SOUL.md changed; ")
+    assert "You are Moss, a cheerful gardener." in out.read_text(encoding="utf-8")
+
+
+class _RecordingWatchfiles:
+    """Stands in for watchfiles: records how each watcher is started and reports no change."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[tuple, dict]] = []
+
+    @staticmethod
+    def DefaultFilter():  # noqa: N802 - watchfiles' name
+        return lambda _change, _path: True
+
+    def watch(self, *paths, **options):
+        self.calls.append((paths, options))
+        return iter(())
+
+
+def test_each_root_is_watched_without_recursion(project, tmp_path, monkeypatch):
+    workspace, config, run = project
+    (workspace / "memory").mkdir()
+    (workspace / ".promptc").mkdir()
+    (tmp_path / "unrelated" / "deep").mkdir(parents=True)  # beside config.yaml, not a target
+    fake = _RecordingWatchfiles()
+    monkeypatch.setattr(watch, "_watchfiles", lambda: fake)
+    args = cli.build_parser().parse_args(["render", "--watch", "--config", str(config), "--run", str(run)])
+    assert watch.run(args, timeout=0.2) == 0
+    paths, options = fake.calls[0]
+    assert options["recursive"] is False
+    roots = set(paths)
+    assert {tmp_path.resolve(), workspace.resolve(), workspace.resolve() / "memory"} <= roots
+    assert not {tmp_path.resolve() / "unrelated", tmp_path.resolve() / "unrelated" / "deep"} & roots
+    assert workspace.resolve() / ".promptc" not in roots
+
+
+def test_a_config_in_a_dir_that_does_not_exist_yet_is_waited_for(project, tmp_path, capsys):
+    _, config, run = project
+    later = tmp_path / "later"
+
+    def create(_ready: threading.Event) -> None:
+        staging = tmp_path / "staging"
+        staging.mkdir()
+        (staging / "config.yaml").write_text(config.read_text(encoding="utf-8"), encoding="utf-8")
+        staging.rename(later)  # the dir appears with its config already inside
+
+    code = _watch(["--config", later / "config.yaml", "--run", run], create, 1)
+    out, err = capsys.readouterr()
+    lines = err.splitlines()
+    assert code == 0
+    assert lines[0].startswith("promptc: error: ") and "later/config.yaml" in lines[0]
+    assert lines[1].startswith("promptc: later changed; stable part: ")
+    assert "You are Moss, a patient gardener." in out
 
 
 def test_pointing_the_config_at_another_workspace_watches_that_one(project, make_workspace, capsys):
     _, config, run = project
     other = make_workspace({"SOUL.md": "# Persona\n\nYou are Fern, a quiet botanist.\n"}, name="other")
 
-    def move_then_edit() -> None:
-        _replace(config, "/ws", "/other")
-        time.sleep(SETTLE)
-        _replace(other / "SOUL.md", "quiet", "talkative")
+    def move_then_edit(ready: threading.Event) -> None:
+        ready.clear()  # the watcher sets it again once it has restarted on the other workspace
+        replace_in(config, "/ws", "/other")
+        assert ready.wait(TIMEOUT)
+        replace_in(other / "SOUL.md", "quiet", "talkative")
 
     code = _watch(["--config", config, "--run", run], move_then_edit, 2)
     out, err = capsys.readouterr()
     assert code == 0
     assert "You are Fern, a talkative botanist." in out
     assert err.splitlines()[2] == "promptc: SOUL.md changed; stable part changed: sections project_context (cache invalidated)"
+
+
+def test_a_file_in_a_dir_created_while_watching_is_seen(project, capsys):
+    workspace, config, run = project
+    skill = workspace / "skills" / "tidy"
+
+    def add_skill(ready: threading.Event) -> None:
+        ready.clear()  # set again once the watcher has restarted with the new dirs
+        skill.mkdir(parents=True)
+        assert ready.wait(TIMEOUT)
+        (skill / "SKILL.md").write_text("---\nname: tidy\ndescription: Tidy the pantry shelves.\n---\n", encoding="utf-8")
+
+    code = _watch(["--config", config, "--run", run], add_skill, 2)
+    out, err = capsys.readouterr()
+    assert code == 0
+    assert err.splitlines()[2].startswith("promptc: SKILL.md changed; stable part changed: sections skills")
+    assert "Tidy the pantry shelves." in out
+
+
+def test_a_symlinked_dir_in_the_workspace_is_watched_and_a_link_cycle_ends(project, tmp_path):
+    workspace, config, _ = project
+    shared = tmp_path / "shared-skills"
+    (shared / "tidy").mkdir(parents=True)
+    (workspace / "skills").symlink_to(shared, target_is_directory=True)
+    (shared / "tidy" / "loop").symlink_to(shared, target_is_directory=True)
+    roots = _targets("--config", config).roots  # returns: the cycle is entered once
+    skills = workspace.resolve() / "skills"
+    assert skills / "tidy" in roots
+    assert skills / "tidy" / "loop" not in roots
