@@ -1,68 +1,111 @@
-"""`promptc transcript repair|sanitize|policy` through a tiny argparse parser, as the lead wires it."""
+"""`promptc transcript repair|sanitize|policy` through the real entry point, `compiler.cli.main`.
+
+`run_cli` (conftest) calls `main([...])`, which returns the exit code and never exits, and hands
+back (code, stdout, stderr).
+"""
 
 from __future__ import annotations
 
-import argparse
 import json
 
 import pytest
 
-from compiler.errors import TranscriptError
+from compiler.errors import Location, TranscriptError
 from compiler.transcript import policy as policies
-from compiler.transcript.cli import register
+from compiler.transcript import repair
 from compiler.transcript.texts import DEFAULT_TEXTS
-from transcript_strategies import A, U, tc, text
+from transcript_strategies import A, U, image, png_base64, tc, text, write_session
 
-HEADER = {"type": "session", "version": 2, "id": "s1", "timestamp": "2026-01-01T00:00:00Z", "cwd": "/w"}
 ANTHROPIC = ["--provider", "anthropic", "--model-api", "anthropic-messages", "--model", "claude-sonnet-4-5"]
 
 
-def run(*argv):
-    parser = argparse.ArgumentParser(prog="promptc")
-    register(parser.add_subparsers())
-    args = parser.parse_args(["transcript", *argv])
-    return args.handler(args)
+def _one_error_line(err: str, path) -> str:
+    """The single stderr line of a failed command; it must name the file."""
+    lines = err.splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith(f"promptc: error: {path}: "), err
+    return lines[0]
 
 
-def _session(tmp_path, *messages, name="s.jsonl", tail=b""):
-    path = tmp_path / name
-    entries = [{"type": "message", "id": f"e{i}", "parentId": f"e{i - 1}" if i else None, "message": m}
-               for i, m in enumerate(messages)]
-    path.write_bytes("".join(json.dumps(o) + "\n" for o in [HEADER, *entries]).encode() + tail)
-    return path
+# ---------------------------------------------------------------------------------------------
+# repair
 
 
-def test_repair_reports_each_file_on_stderr_and_exits_0(tmp_path, capsys):
-    broken = _session(tmp_path, U("hi"), tail=b'{"type":')
-    clean = _session(tmp_path, U("hi"), name="clean.jsonl")
-    assert run("repair", str(broken), str(clean)) == 0
-    out = capsys.readouterr()
-    assert out.out == ""
-    assert out.err.splitlines()[0].startswith(f"{broken}: repaired (dropped 1 malformed line); original kept at ")
-    assert out.err.splitlines()[1] == f"{clean}: nothing to repair"
+def test_repair_reports_each_file_on_stderr_and_exits_0(tmp_path, run_cli):
+    broken = write_session(tmp_path, U("hi"), tail=b'{"type":')
+    clean = write_session(tmp_path, U("hi"), name="clean.jsonl")
+    code, out, err = run_cli("transcript", "repair", broken, clean)
+    assert code == 0 and out == ""
+    assert err.splitlines()[0].startswith(f"{broken}: repaired (dropped 1 malformed line); original kept at ")
+    assert err.splitlines()[1] == f"{clean}: nothing to repair"
 
 
-def test_repair_refusal_exits_1_with_one_line(tmp_path, capsys):
+def test_repair_refusal_exits_1_with_one_line(tmp_path, run_cli):
     path = tmp_path / "bad.jsonl"
     path.write_text('{"type":"message","message":{"role":"user","content":""}}\n')
-    assert run("repair", str(path)) == 1
-    err = capsys.readouterr().err.splitlines()
-    assert len(err) == 1 and err[0].startswith(f"{path}: not repaired, file left as it was: line 1 ")
+    code, out, err = run_cli("transcript", "repair", path)
+    assert code == 1 and out == ""
+    assert len(err.splitlines()) == 1 and err.startswith(f"{path}: not repaired, file left as it was: line 1 ")
 
 
-def test_repair_of_a_missing_file_raises_before_touching_any_file(tmp_path):
-    broken = _session(tmp_path, U("hi"), tail=b"{oops\n")
+def test_repair_of_a_missing_file_exits_2_before_touching_any_file(tmp_path, run_cli):
+    broken = write_session(tmp_path, U("hi"), tail=b"{oops\n")
     before = broken.read_bytes()
-    with pytest.raises(TranscriptError, match="no such session file"):
-        run("repair", str(broken), str(tmp_path / "missing.jsonl"))
+    missing = tmp_path / "missing.jsonl"
+    code, out, err = run_cli("transcript", "repair", broken, missing)
+    assert code == 2 and out == ""
+    assert _one_error_line(err, missing).endswith("no such session file")
     assert broken.read_bytes() == before
 
 
-def test_sanitize_prints_policy_and_messages(tmp_path, capsys):
-    path = _session(tmp_path, U("hi"), A(tc("call|1"), sr="toolUse"), U("  "), U("again"))
-    assert run("sanitize", str(path), *ANTHROPIC) == 0
-    out = capsys.readouterr()
-    document = json.loads(out.out)
+def test_repair_reports_the_first_file_before_the_second_fails(tmp_path, run_cli, monkeypatch):
+    first = write_session(tmp_path, U("hi"), tail=b"{oops\n", name="a.jsonl")
+    second = write_session(tmp_path, U("hi"), tail=b"{oops\n", name="b.jsonl")
+    real_rewrite = repair._rewrite
+
+    def disk_full_on_the_second(path, *rest):
+        if path.name == "b.jsonl":
+            raise TranscriptError("repair failed, file left as it was: disk full", Location(str(second)))
+        return real_rewrite(path, *rest)
+
+    monkeypatch.setattr(repair, "_rewrite", disk_full_on_the_second)
+    code, _, err = run_cli("transcript", "repair", first, second)
+    assert code == 2
+    lines = err.splitlines()
+    assert len(lines) == 2, err
+    assert lines[0].startswith(f"{first}: repaired (dropped 1 malformed line); original kept at {first}.bak-")
+    assert lines[1] == f"promptc: error: {second}: repair failed, file left as it was: disk full"
+
+
+def test_repair_refuses_a_file_whose_header_breaks_between_the_passes(tmp_path, run_cli, monkeypatch):
+    path = write_session(tmp_path, U("hi"), tail=b"{oops\n")
+    swapped = b'{"type":"message","id":"x"}\n{oops\n'
+    passes = []
+    first_pass = repair._planned_lines
+
+    def header_replaced_before_the_second_pass(file, texts):
+        passes.append(file)
+        if len(passes) == 2:
+            file.write_bytes(swapped)
+        yield from first_pass(file, texts)
+
+    monkeypatch.setattr(repair, "_planned_lines", header_replaced_before_the_second_pass)
+    code, out, err = run_cli("transcript", "repair", path)
+    assert code == 1 and out == ""
+    assert err.startswith(f"{path}: not repaired, file left as it was: line 1 ") and "internal error" not in err
+    assert path.read_bytes() == swapped
+    assert sorted(p.name for p in tmp_path.iterdir()) == [path.name]
+
+
+# ---------------------------------------------------------------------------------------------
+# sanitize
+
+
+def test_sanitize_prints_policy_and_messages_as_json(tmp_path, run_cli):
+    path = write_session(tmp_path, U("hi"), A(tc("call|1"), sr="toolUse"), U("  "), U("again"))
+    code, out, err = run_cli("transcript", "sanitize", path, *ANTHROPIC)
+    assert code == 0
+    document = json.loads(out)
     chosen = policies.resolve("anthropic", "anthropic-messages", "claude-sonnet-4-5")
     assert document["policy"] == {"name": "anthropic", "transforms": list(chosen.transforms)}
     assert document["messages"] == [
@@ -72,57 +115,83 @@ def test_sanitize_prints_policy_and_messages(tmp_path, capsys):
          "content": [text(DEFAULT_TEXTS.missing_tool_result)], "isError": True},
         U("again"),
     ]
-    assert out.err == f"{path}: 4 messages in, 4 out (policy anthropic)\n"
+    assert err == f"{path}: 4 messages in, 4 out (policy anthropic)\n"
 
 
-def test_sanitize_output_is_byte_stable_and_out_writes_the_same_bytes(tmp_path, capsys):
-    path = _session(tmp_path, U("héllo"), A(text("ok")))
-    run("sanitize", str(path), *ANTHROPIC)
-    first = capsys.readouterr().out
-    run("sanitize", str(path), *ANTHROPIC)
-    assert capsys.readouterr().out == first
+def test_sanitize_output_is_byte_stable_and_out_writes_the_same_bytes(tmp_path, run_cli):
+    path = write_session(tmp_path, U("héllo"), A(text("ok")))
+    first = run_cli("transcript", "sanitize", path, *ANTHROPIC)[1]
+    assert run_cli("transcript", "sanitize", path, *ANTHROPIC)[1] == first
     target = tmp_path / "replay.json"
-    assert run("sanitize", str(path), *ANTHROPIC, "--out", str(target)) == 0
-    assert capsys.readouterr().out == "" and target.read_text(encoding="utf-8") == first
+    code, out, _ = run_cli("transcript", "sanitize", path, *ANTHROPIC, "--out", target)
+    assert code == 0 and out == "" and target.read_text(encoding="utf-8") == first
     assert sorted(p.name for p in tmp_path.iterdir()) == ["replay.json", "s.jsonl"]
 
 
-def test_sanitize_image_limit_flag(tmp_path, capsys):
-    from transcript_strategies import image, png_base64
+def test_sanitize_out_survives_a_lone_surrogate_in_a_text(tmp_path, run_cli):
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(write_session(tmp_path, U("ok")).read_bytes().replace(b'"ok"', b'"half \\ud83d pair"'))
+    target = tmp_path / "replay.json"
+    code, _, err = run_cli("transcript", "sanitize", path, *ANTHROPIC, "--out", target)
+    assert code == 0, err
+    assert json.loads(target.read_bytes())["messages"] == [U("half \ud83d pair")]
 
-    path = _session(tmp_path, U([image(png_base64(400, 200))]))
-    run("sanitize", str(path), *ANTHROPIC, "--image-max-dimension", "100")
-    block = json.loads(capsys.readouterr().out)["messages"][0]["content"][0]
-    assert block["mimeType"] == "image/jpeg"
+
+def test_sanitize_stdout_escapes_a_lone_surrogate_too(tmp_path, run_cli):
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(write_session(tmp_path, U("ok")).read_bytes().replace(b'"ok"', b'"half \\ud83d pair"'))
+    code, out, _ = run_cli("transcript", "sanitize", path, *ANTHROPIC)
+    assert code == 0
+    out.encode("utf-8")  # strict: no lone surrogate reaches the stream
+    assert json.loads(out)["messages"] == [U("half \ud83d pair")]
 
 
-def test_sanitize_takes_the_image_limit_from_the_agent_config(tmp_path, capsys):
-    from transcript_strategies import image, png_base64
+def test_sanitize_image_limit_flag(tmp_path, run_cli):
+    path = write_session(tmp_path, U([image(png_base64(400, 200))]))
+    out = run_cli("transcript", "sanitize", path, *ANTHROPIC, "--image-max-dimension", "100")[1]
+    assert json.loads(out)["messages"][0]["content"][0]["mimeType"] == "image/jpeg"
 
-    path = _session(tmp_path, U([image(png_base64(400, 200))]))
+
+def test_sanitize_takes_the_image_limit_from_the_agent_config(tmp_path, run_cli):
+    path = write_session(tmp_path, U([image(png_base64(400, 200))]))
     config = tmp_path / "c.yaml"
     config.write_text("agents:\n  list:\n    - id: main\n    - id: small\n      imageMaxDimensionPx: 100\n")
-    run("sanitize", str(path), *ANTHROPIC, "--config", str(config))
-    assert json.loads(capsys.readouterr().out)["messages"][0]["content"][0]["mimeType"] == "image/png"
-    run("sanitize", str(path), *ANTHROPIC, "--config", str(config), "--agent", "small")
-    assert json.loads(capsys.readouterr().out)["messages"][0]["content"][0]["mimeType"] == "image/jpeg"
+    out = run_cli("transcript", "sanitize", path, *ANTHROPIC, "--config", config)[1]
+    assert json.loads(out)["messages"][0]["content"][0]["mimeType"] == "image/png"
+    out = run_cli("transcript", "sanitize", path, *ANTHROPIC, "--config", config, "--agent", "small")[1]
+    assert json.loads(out)["messages"][0]["content"][0]["mimeType"] == "image/jpeg"
 
 
-def test_sanitize_of_a_malformed_file_names_the_line(tmp_path):
-    path = _session(tmp_path, U("hi"), tail=b'{"type":\n')
-    with pytest.raises(TranscriptError, match=f"^{path}:3:"):
-        run("sanitize", str(path), *ANTHROPIC)
+def test_sanitize_of_a_malformed_file_names_the_line(tmp_path, run_cli):
+    path = write_session(tmp_path, U("hi"), tail=b'{"type":\n')
+    code, out, err = run_cli("transcript", "sanitize", path, *ANTHROPIC)
+    assert code == 2 and out == ""
+    assert len(err.splitlines()) == 1 and err.startswith(f"promptc: error: {path}:3:")
+
+
+def test_sanitize_of_a_missing_file_exits_2_with_one_line(tmp_path, run_cli):
+    missing = tmp_path / "missing.jsonl"
+    code, out, err = run_cli("transcript", "sanitize", missing, *ANTHROPIC)
+    assert code == 2 and out == ""
+    assert _one_error_line(err, missing).endswith("no such session file")
 
 
 @pytest.mark.parametrize("value", ["0", "-3", "big"])
-def test_bad_image_limit_is_a_usage_error(tmp_path, value, capsys):
-    with pytest.raises(SystemExit) as raised:
-        run("sanitize", "x.jsonl", *ANTHROPIC, "--image-max-dimension", value)
-    assert raised.value.code == 2
+def test_bad_image_limit_is_a_usage_error(tmp_path, run_cli, value):
+    code, out, err = run_cli("transcript", "sanitize", "x.jsonl", *ANTHROPIC, "--image-max-dimension", value)
+    assert code == 2 and out == ""
+    assert len(err.splitlines()) == 1 and err.startswith("promptc: error: ")
 
 
-def test_policy_prints_one_line_per_transform(capsys):
-    assert run("policy", "--provider", "mistral", "--model-api", "openai-completions", "--model", "mistral-large") == 0
-    lines = capsys.readouterr().out.splitlines()
+# ---------------------------------------------------------------------------------------------
+# policy
+
+
+def test_policy_prints_one_line_per_transform(run_cli):
+    code, out, _ = run_cli(
+        "transcript", "policy", "--provider", "mistral", "--model-api", "openai-completions", "--model", "mistral-large"
+    )
+    assert code == 0
+    lines = out.splitlines()
     assert lines == policies.explain(policies.resolve("mistral", "openai-completions", "mistral-large"))
     assert len(lines) == 1 + len(policies.TRANSFORM_ORDER)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from compiler.transcript.ids import downgrade_responses_call_ids, rewrite_tool_call_ids, strict9_id, strict_id
-from transcript_strategies import A, R, U, plain, tc, thinking, typed
+from transcript_strategies import A, R, U, embedded_result, plain, tc, text, thinking, typed
 
 
 def _ids(messages):
@@ -97,3 +97,44 @@ def test_responses_downgrade_ignores_a_signature_that_is_not_a_reasoning_item():
     signed = thinking(signature='{"id":"msg_9","type":"reasoning"}')
     history = typed(A(signed, tc("call_a|fc_1"), sr="toolUse"), R("call_a|fc_1"))
     assert _ids(downgrade_responses_call_ids(history)) == ["call_a", "call_a"]
+
+
+def test_embedded_results_are_renamed_with_their_calls():
+    history = typed(A(tc("call_1", kind="toolUse"), tc("call_2", kind="toolUse")),
+                    U([embedded_result("call_1"), text("and"), embedded_result("call_2", tool_use_id="call_2")]))
+    out = plain(rewrite_tool_call_ids(history, "strict"))
+    assert [b["id"] for b in out[0]["content"]] == ["call1", "call2"]
+    assert out[1]["content"] == [
+        embedded_result("call1"), text("and"), embedded_result("call2", tool_use_id="call2"),
+    ]
+
+
+def test_an_openai_tool_row_is_renamed_with_its_call():
+    history = typed(A(tc("call_1")), {"role": "tool", "tool_call_id": "call_1", "content": "42"})
+    assert plain(rewrite_tool_call_ids(history, "strict9"))[1] == {"role": "tool", "tool_call_id": "78d66c1f7",
+                                                                  "content": "42"}
+
+
+def test_responses_downgrade_renames_embedded_results_in_the_next_user_turn():
+    history = typed(A(tc("call_a|fc_1"), sr="toolUse"), U([embedded_result("call_a|fc_1")]))
+    assert plain(downgrade_responses_call_ids(history))[1] == U([embedded_result("call_a")])
+
+
+def test_an_orphan_result_keeps_the_fresh_id_on_a_second_pass():
+    once = rewrite_tool_call_ids(typed(A(tc("call_1")), U([embedded_result("call_x")])), "strict")
+    assert plain(once)[1] == U([embedded_result("callxtoolresult1")])
+    assert rewrite_tool_call_ids(once, "strict") == once
+
+
+def test_an_embedded_result_after_a_later_assistant_turn_answers_nothing():
+    # Pairing reads it the same way: only the rows before the next assistant turn answer a call.
+    history = typed(A(tc("call_1")), A(text("meanwhile")), U([embedded_result("call_1")]))
+    once = rewrite_tool_call_ids(history, "strict")
+    assert _ids(once) == ["call1"] and plain(once)[2] == U([embedded_result("call1toolresult1")])
+    assert rewrite_tool_call_ids(once, "strict") == once
+
+
+def test_an_orphan_native_anthropic_id_is_kept_when_native_ids_are():
+    history = typed(U([embedded_result("toolu_01A")]))
+    assert rewrite_tool_call_ids(history, "strict", keep_native_anthropic_ids=True) == history
+    assert plain(rewrite_tool_call_ids(history, "strict"))[0] == U([embedded_result("toolu01Atoolresult1")])

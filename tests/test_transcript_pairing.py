@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from compiler.transcript.pairing import repair_pairing
-from transcript_strategies import A, R, U, plain, tc, text, typed
+from transcript_strategies import A, R, U, embedded_result, plain, tc, text, typed
 
 MISSING = "MISSING"
 
@@ -81,3 +81,30 @@ def test_blank_result_name_is_filled_from_the_call():
 def test_results_come_back_in_call_order():
     out = _repair(A(tc("a"), tc("b")), R("b", "second"), R("a", "first"))
     assert [m["content"][0]["text"] for m in out[1:]] == ["first", "second"]
+
+
+def test_a_result_embedded_in_the_user_turn_answers_its_call():
+    history = [A(tc("toolu_1", kind="toolUse"), sr="toolUse"), U([embedded_result("toolu_1"), text("thanks")])]
+    assert _repair(*history) == history
+
+
+def test_only_the_calls_the_user_turn_does_not_answer_get_a_synthetic_result():
+    turn = A(tc("toolu_1", kind="toolUse"), tc("toolu_2", kind="toolUse"), sr="toolUse")
+    reply = U([embedded_result("toolu_2", "two")])
+    assert _repair(turn, reply) == [turn, _synthetic("toolu_1"), reply]
+
+
+def test_an_embedded_answer_wins_over_a_later_standalone_duplicate():
+    turn, reply = A(tc("c1")), U([embedded_result("c1", "inline")])
+    assert _repair(turn, reply, R("c1", "again")) == [turn, reply]
+
+
+def test_an_embedded_answer_after_the_next_assistant_turn_does_not_count():
+    turn, later = A(tc("c1")), A(text("meanwhile"))
+    reply = U([embedded_result("c1")])
+    assert _repair(turn, later, reply) == [turn, _synthetic("c1"), later, reply]
+
+
+def test_an_openai_tool_row_answers_its_call():
+    history = [A(tc("c1")), {"role": "tool", "tool_call_id": "c1", "content": "42"}, U("next")]
+    assert _repair(*history) == history

@@ -53,3 +53,33 @@ def test_a_merged_turn_carrying_the_marked_text_second_stays_as_it_is():
     marked = mark_inter_session(typed(U("mine"), U("relayed", provenance=SOURCE)), TEXTS)
     merged = merge_consecutive_users(marked)
     assert mark_inter_session(merged, TEXTS) == merged
+
+
+def test_text_that_starts_like_the_header_keeps_every_word():
+    said = "[RELAYED] please water the plants"
+    assert _mark(U(said, provenance=SOURCE))[0]["content"] == MARK + said
+
+
+def test_only_a_whole_header_line_is_taken_for_an_old_marker():
+    said = "[RELAYED] urgent: call mom\nthanks"
+    assert _mark(U(said, provenance=SOURCE))[0]["content"] == MARK + said
+
+
+def test_an_old_marker_with_a_bad_source_field_is_user_text():
+    said = "[RELAYED] sourceSession=a mood=grumpy\nhi"
+    assert _mark(U(said, provenance=SOURCE))[0]["content"] == MARK + said
+
+
+def test_an_older_marker_without_is_user_and_notice_is_replaced():
+    old = "[RELAYED] sourceSession=agent:old sourceTool=sessions_send\nhi"
+    assert _mark(U(old, provenance=SOURCE))[0]["content"] == MARK + "hi"
+
+
+def test_a_marker_with_nothing_under_it_is_kept_rather_than_emptied():
+    for said in ("[RELAYED]", "[RELAYED]\n", "[RELAYED] isUser=false\nNOTICE\n"):
+        assert _mark(U(said, provenance=SOURCE))[0]["content"] == MARK + said
+
+
+def test_the_header_on_a_text_block_keeps_the_block_text():
+    said = "[RELAYED] please water the plants"
+    assert _mark(U([text(said)], provenance=SOURCE)) == [U([text(MARK + said)], provenance=SOURCE)]

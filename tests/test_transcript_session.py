@@ -9,9 +9,7 @@ import pytest
 from compiler.errors import TranscriptError
 from compiler.transcript.model import CompactionSummary, parse_entry, to_json
 from compiler.transcript.session import active_branch, read_session, replay_messages
-from transcript_strategies import A, U, text
-
-HEADER = {"type": "session", "version": 2, "id": "s1", "timestamp": "2026-01-01T00:00:00Z", "cwd": "/w"}
+from transcript_strategies import HEADER, A, U, text
 
 
 def _entry(entry_id, parent, message=None, **extra):

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import json
 from itertools import count
+from pathlib import Path
 from typing import Any
 
 from hypothesis import strategies as st
 
 from compiler.transcript.model import Transcript, parse_message, to_json
+from compiler.transcript.texts import DEFAULT_TEXTS
+
+HEADER = {"type": "session", "version": 2, "id": "s1", "timestamp": "2026-01-01T00:00:00Z", "cwd": "/w"}
+"""A valid session-file header line."""
 
 # A 1x1 PNG, so strategies need no Pillow.
 TINY_PNG_BASE64 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
@@ -67,6 +73,11 @@ def png_base64(width: int, height: int) -> str:
     return base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
+def embedded_result(call_id: Any, body: Any = "42", **extra: Any) -> dict:
+    """A tool result carried as a block inside a user turn (Anthropic-shaped histories)."""
+    return {"type": "toolResult", "toolUseId": call_id, "content": body, **extra}
+
+
 def typed(*messages: dict) -> Transcript:
     return tuple(parse_message(m) for m in messages)
 
@@ -76,28 +87,76 @@ def plain(messages: Transcript) -> list:
 
 
 # ---------------------------------------------------------------------------------------------
+# Session files
+
+
+def entry(message: dict, n: int = 1, parent: str | None = None, **extra: Any) -> dict:
+    """A `message` entry line with id `e<n>`."""
+    return {"type": "message", "id": f"e{n}", "parentId": parent, "timestamp": "t", "message": message, **extra}
+
+
+def jsonl(*objects: Any, ending: str = "\n") -> bytes:
+    """JSON lines as the runtime writes them (json.dumps spacing), each ending in `ending`."""
+    return "".join(json.dumps(o) + ending for o in objects).encode()
+
+
+def write_session(tmp_path: Path, *messages: dict, name: str = "s.jsonl", tail: bytes = b"") -> Path:
+    """A session file: HEADER, then one chained entry per message, then `tail` as raw bytes."""
+    entries = [entry(m, i, f"e{i - 1}" if i else None) for i, m in enumerate(messages)]
+    path = tmp_path / name
+    path.write_bytes(jsonl(HEADER, *entries) + tail)
+    return path
+
+
+# ---------------------------------------------------------------------------------------------
 # Strategies
 
 RAW_IDS = ["call_1", "call_2", "call1", "call|fc_1", "call_a|b", "call_a:b", "toolu_01A", "|||", "c" * 45]
 NAMES = ["read", "read", "read", "exec", "exec", " read ", "bad name", ""]
 WORDS = ["", "  ", "hi", "go on", "ok", "[x]"]
-STOP_REASONS = ["stop", "stop", "toolUse", "toolUse", "toolUse", "error", "aborted", "length", None]
+STOP_REASONS = ["stop", "stop", "toolUse", "toolUse", "toolUse", "error", "error", "aborted", "length", None]
+THOUGHT_SIGNATURES = ["msg_abc", "c2lnbmF0dXJl"]
+CALL_KINDS = ("toolCall", "toolUse")
+ROLES = ["user", "assistant", "assistant", "toolResult", "toolResult", "compaction", "again", "again"]
+ROLES_AFTER_CALLS = ["toolResult", "toolResult", "answers", "answers", "user", "assistant", "compaction"]
+"""After a turn with tool calls, results (as messages or inside a user turn) are the likely next rows."""
+
+_HEADER, _NOTICE = DEFAULT_TEXTS.inter_session_header, DEFAULT_TEXTS.inter_session_notice
+OLD_MARKERS = [
+    f"{_HEADER}\n",
+    f"{_HEADER} sourceSession=agent:old\n",
+    f"{_HEADER} sourceSession=agent:old sourceTool=sessions_send isUser=false\n{_NOTICE}\n",
+]
+"""Complete markers an earlier run (or another build) may have left on a relayed user text."""
+HEADER_LOOKALIKES = [
+    f"{_HEADER} please water the plants",
+    f"{_HEADER} urgent: call mom\nthanks",
+    f"{_HEADER} sourceSession=a mood=grumpy\nhi",
+    _HEADER,
+    f"{_HEADER} isUser=false\n{_NOTICE}\n",
+]
+"""User texts that start like a marker but are not a marker with text under it: all of it is the user's."""
 
 
 @st.composite
 def transcripts(draw: st.DrawFn, max_size: int = 8) -> list[dict]:
     """Random histories as session-file message dicts: every role, broken shapes included.
 
-    Tool results and user texts carry unique words (`result-N`, `user-N`) so tests can trace them.
+    Tool results and user texts carry unique words (`result-N`, `user-N`) so tests can trace them;
+    some user texts start with a complete old marker (OLD_MARKERS) or only look like one
+    (HEADER_LOOKALIKES), and some user turns carry a tool result block (`embedded_result`).
     """
     serial = count()
     call_ids: list[str] = []
     messages = []
+    role = "user"
     for _ in range(draw(st.integers(0, max_size))):
-        role = draw(st.sampled_from(["user", "assistant", "assistant", "toolResult", "toolResult", "compaction"]))
+        made_calls = bool(messages) and any(b.get("type") in CALL_KINDS for b in _blocks(messages[-1]))
+        # "again" repeats the previous role: retries and relays leave runs of same-role turns to merge.
+        role = draw(st.sampled_from(ROLES_AFTER_CALLS if made_calls else ROLES)).replace("again", role)
         stamp = 1000 + 10 * len(messages)
-        if role == "user":
-            messages.append(draw(_user(serial, stamp)))
+        if role in ("user", "answers"):
+            messages.append(draw(_user(serial, stamp, call_ids, answering=role == "answers")))
         elif role == "assistant":
             messages.append(draw(_assistant(serial, stamp, call_ids)))
         elif role == "toolResult":
@@ -108,14 +167,30 @@ def transcripts(draw: st.DrawFn, max_size: int = 8) -> list[dict]:
 
 
 @st.composite
-def _user(draw: st.DrawFn, serial: count, stamp: int) -> dict:
-    words = st.sampled_from(WORDS) | st.just(f"user-{next(serial)}")
-    blocks = st.lists(words.map(text) | st.sampled_from([image("abc"), image(TINY_PNG_BASE64)]), max_size=3)
-    message = U(draw(words | blocks), timestamp=stamp)
+def _user(draw: st.DrawFn, serial: count, stamp: int, call_ids: list[str], answering: bool) -> dict:
+    mine = f"user-{next(serial)}"
+    words = (
+        st.sampled_from(WORDS) | st.just(mine) | st.sampled_from(HEADER_LOOKALIKES)
+        | st.sampled_from(OLD_MARKERS).map(lambda marker: marker + mine)
+    )
+    if not answering or not call_ids:
+        blocks = st.lists(words.map(text) | st.sampled_from([image("abc"), image(TINY_PNG_BASE64)]), max_size=3)
+        content = draw(words | blocks)
+    else:
+        # Results carried in the user turn (Anthropic-shaped history), maybe with a line of text.
+        answered = draw(st.lists(st.sampled_from(call_ids[-3:]), min_size=1, max_size=2))
+        content = [embedded_result(i, f"inline-{next(serial)}") for i in answered]
+        content += [text(draw(words))] if draw(st.booleans()) else []
+    message = U(content, timestamp=stamp)
     if draw(st.booleans()):
         source = draw(st.sampled_from(["agent:main:x", " ", "agent:ops"]))
         message["provenance"] = {"kind": "inter_session", "sourceSessionKey": source, "sourceTool": "sessions_send"}
     return message
+
+
+def _blocks(message: dict) -> list:
+    content = message.get("content")
+    return [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
 
 
 @st.composite
@@ -136,15 +211,18 @@ def _assistant(draw: st.DrawFn, serial: count, stamp: int, call_ids: list[str]) 
 def _assistant_block(draw: st.DrawFn, serial: count, call_ids: list[str]) -> dict:
     kind = draw(st.sampled_from(["text", "thinking", "call", "call", "image"]))
     if kind == "text":
-        return text(draw(st.sampled_from(WORDS)))
+        block = text(draw(st.sampled_from(WORDS)))
+        return {**block, "thoughtSignature": draw(st.sampled_from(THOUGHT_SIGNATURES))} if draw(st.booleans()) else block
     if kind == "thinking":
         signature = draw(st.sampled_from([None, "", "sig", "c2lnbmF0dXJl"]))
-        return thinking(signature=signature, thought_signature=draw(st.sampled_from(["msg_abc", "c2lnbmF0dXJl"])))
+        return thinking(signature=signature, thought_signature=draw(st.sampled_from(THOUGHT_SIGNATURES)))
     if kind == "image":
         return image(draw(st.sampled_from(["abc", TINY_PNG_BASE64, ""])))
     call_id = draw(st.sampled_from(RAW_IDS) | st.just(f"fresh-{next(serial)}"))
     call_ids.append(call_id)
-    block = tc(call_id, draw(st.sampled_from(NAMES)), kind=draw(st.sampled_from(["toolCall", "toolUse"])))
+    block = tc(call_id, draw(st.sampled_from(NAMES)), kind=draw(st.sampled_from(CALL_KINDS)))
+    if draw(st.booleans()):
+        block["thoughtSignature"] = draw(st.sampled_from(THOUGHT_SIGNATURES))
     if draw(st.integers(0, 5)) == 0:
         del block["arguments" if "arguments" in block else "input"]
     return block

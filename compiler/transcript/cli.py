@@ -62,13 +62,19 @@ def _positive_int(text: str) -> int:
 
 
 def run_repair(args: argparse.Namespace) -> int:
-    """0 when every file is clean or repaired, 1 when any was refused."""
+    """0 when every file is clean or repaired, 1 when any was refused.
+
+    Each file's line is printed as soon as it is done, so an error on a later file (which ends the
+    command) does not hide what was already repaired and where its backup is.
+    """
     for path in args.files:
         _require_file(path)
-    reports = [repair_file(path) for path in args.files]
-    for report in reports:
-        print(report.summary(), file=sys.stderr)
-    return 1 if any(r.status == "refused" for r in reports) else 0
+    refused = False
+    for path in args.files:
+        report = repair_file(path)
+        print(report.summary(), file=sys.stderr, flush=True)
+        refused = refused or report.status == "refused"
+    return 1 if refused else 0
 
 
 def run_sanitize(args: argparse.Namespace) -> int:
@@ -82,13 +88,20 @@ def run_sanitize(args: argparse.Namespace) -> int:
         "policy": {"name": chosen.name, "transforms": list(chosen.transforms)},
         "messages": [to_json(m) for m in replay],
     }
-    text = json.dumps(document, ensure_ascii=False, indent=2) + "\n"
+    text = _json_text(document)
     if args.out is None:
         sys.stdout.write(text)
     else:
-        write_chunks_atomic(args.out, [text.encode("utf-8", errors="backslashreplace")], error=TranscriptError)
+        write_chunks_atomic(args.out, [text.encode("utf-8")], error=TranscriptError)
     print(f"{args.file}: {len(history)} messages in, {len(replay)} out (policy {chosen.name})", file=sys.stderr)
     return 0
+
+
+def _json_text(document: Any) -> str:
+    """Indented JSON that is valid UTF-8: a lone surrogate read from a session becomes its `\\uXXXX`
+    escape (it can only occur inside a JSON string, where the escape reads back as the same text)."""
+    text = json.dumps(document, ensure_ascii=False, indent=2) + "\n"
+    return text.encode("utf-8", errors="backslashreplace").decode("utf-8")
 
 
 def _image_limit(args: argparse.Namespace) -> int:

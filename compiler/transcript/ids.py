@@ -9,6 +9,7 @@ from collections import Counter, defaultdict, deque
 from dataclasses import replace
 from itertools import count
 
+from .answers import rename_embedded
 from .model import AssistantMessage, Message, ThinkingBlock, ToolCallBlock, ToolResultMessage, Transcript
 
 STRICT_MAX = 40
@@ -66,7 +67,11 @@ _UNIQUE = {"strict": unique_strict, "strict9": unique_strict9}
 
 
 class _IdMap:
-    """Walks a transcript once; each call's new id is queued under its raw id for its result."""
+    """Walks a transcript once; each call's new id is queued under its raw id for its result.
+
+    A result message may answer a call of any earlier turn (pairing can move it back), but a result
+    embedded in a later row only answers the latest assistant turn, which is how pairing reads it.
+    """
 
     def __init__(self, mode: str, keep_native_anthropic_ids: bool) -> None:
         self.unique = _UNIQUE[mode]
@@ -75,26 +80,51 @@ class _IdMap:
         self.calls_seen: Counter[str] = Counter()
         self.orphans_seen: Counter[str] = Counter()
         self.pending: defaultdict[str, deque[str]] = defaultdict(deque)
+        self.latest_turn: defaultdict[str, deque[str]] = defaultdict(deque)
+
+    def start_turn(self) -> None:
+        """An assistant turn begins: embedded results after it answer only its calls."""
+        self.latest_turn = defaultdict(deque)
 
     def for_call(self, raw: str) -> str:
         # A raw id may repeat across turns; later occurrences get their own seed.
         self.calls_seen[raw] += 1
         n = self.calls_seen[raw]
-        native = self.keep_native and n == 1 and NATIVE_ANTHROPIC_ID.fullmatch(raw) and raw not in self.used
+        native = n == 1 and self._native(raw) and raw not in self.used
         new = raw if native else self.unique(raw if n == 1 else f"{raw}:{n}", self.used)
         return self._claim(new, raw)
 
     def for_result(self, raw: str) -> str:
+        """The id of the call this result answers; an orphan keeps a provider-safe id, or gets a fresh one."""
         if self.pending[raw]:
             return self.pending[raw].popleft()
+        return self._orphan(raw)
+
+    def for_embedded(self, raw: str) -> str:
+        """The id of the latest turn's call this embedded result answers; otherwise it is an orphan."""
+        if self.latest_turn[raw]:
+            return self.latest_turn[raw].popleft()
+        return self._orphan(raw)
+
+    def _orphan(self, raw: str) -> str:
+        """An orphan keeps an id that is already provider-safe and unused, else gets a fresh one."""
+        if raw not in self.used and (self._native(raw) or self.unique(raw, self.used) == raw):
+            # Already safe (e.g. an id this step gave out before): renaming it again would not be idempotent.
+            self.used.add(raw)
+            return raw
         self.orphans_seen[raw] += 1
         new = self.unique(f"{raw}:tool_result:{self.orphans_seen[raw]}", self.used)
         self.used.add(new)
         return new
 
+    def _native(self, raw: str) -> bool:
+        """A `toolu_…` id that this policy replays as Anthropic issued it."""
+        return self.keep_native and NATIVE_ANTHROPIC_ID.fullmatch(raw) is not None
+
     def _claim(self, new: str, raw: str) -> str:
         self.used.add(new)
         self.pending[raw].append(new)
+        self.latest_turn[raw].append(new)
         return new
 
 
@@ -105,11 +135,15 @@ def rewrite_tool_call_ids(messages: Transcript, mode: str, keep_native_anthropic
 
 
 def _rewrite_message(message: Message, ids: _IdMap) -> Message:
-    if isinstance(message, AssistantMessage) and not isinstance(message.content, str):
+    """New ids for a turn's calls, for a result message, or for the results embedded in a turn."""
+    if isinstance(message, AssistantMessage):
+        ids.start_turn()
+        if isinstance(message.content, str):
+            return message
         return replace(message, content=tuple(_rewrite_call(b, ids) for b in message.content))
     if isinstance(message, ToolResultMessage) and isinstance(message.answers, str) and message.answers:
         return message.answering(ids.for_result(message.answers))
-    return message
+    return rename_embedded(message, ids.for_embedded)
 
 
 def _rewrite_call(block: object, ids: _IdMap) -> object:
@@ -123,18 +157,23 @@ def downgrade_responses_call_ids(messages: Transcript) -> Transcript:
 
     A `call|fc_item` id replays a function-call item that belongs to a reasoning item; without
     that reasoning in the same turn the API rejects the pair, so only the call id is kept (and the
-    results right after the turn are renamed to match).
+    results answering the turn are renamed to match: the result messages right after it, and
+    results embedded in the turns up to the next assistant turn).
     """
     out: list[Message] = []
     renamed: dict[str, str] = {}
+    results_follow = False
     for message in messages:
-        if isinstance(message, AssistantMessage) and not isinstance(message.content, str):
-            renamed = {}
-            message = replace(message, content=_downgrade_turn(message.content, renamed))
-        elif isinstance(message, ToolResultMessage) and isinstance(message.answers, str) and message.answers in renamed:
-            message = message.answering(renamed[message.answers])
-        elif not isinstance(message, ToolResultMessage):
-            renamed = {}
+        if isinstance(message, AssistantMessage):
+            renamed, results_follow = {}, True
+            if not isinstance(message.content, str):
+                message = replace(message, content=_downgrade_turn(message.content, renamed))
+        elif isinstance(message, ToolResultMessage):
+            if results_follow and isinstance(message.answers, str) and message.answers in renamed:
+                message = message.answering(renamed[message.answers])
+        else:
+            results_follow = False
+            message = rename_embedded(message, renamed.get)
         out.append(message)
     return tuple(out)
 

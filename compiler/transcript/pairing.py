@@ -2,8 +2,11 @@
 
 A frame is an assistant turn with tool calls plus everything up to the next such turn. Results
 are matched inside their frame, may move back to an earlier frame that is their only possible
-owner, and are dropped otherwise. A missing result gets a synthetic error result, except in a
-failed (`error`/`aborted`) turn: its calls never completed, so they and their results go.
+owner, and are dropped otherwise. A result embedded in a later turn of the frame (a `toolResult`
+block in the user turn, see answers.py) answers its call in place: the call needs no toolResult
+message, and one quoting the same id is a duplicate. A missing result gets a synthetic error
+result, except in a failed (`error`/`aborted`) turn: its calls never completed, so they and their
+results go.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from itertools import chain
 
+from .answers import answers_until_next_assistant, embedded_ids
 from .model import (
     AssistantMessage, Message, TextBlock, ToolCallBlock, ToolResultMessage, Transcript, is_failed, tool_calls,
 )
@@ -28,16 +32,24 @@ class _Frame:
     results: list[ToolResultMessage | None] = field(default_factory=list)
     rest: list[Message] = field(default_factory=list)
     candidates: list[ToolResultMessage] = field(default_factory=list)
+    inline: frozenset[str] = frozenset()
+    """Call ids answered by results embedded in the frame's own turns (before any other assistant turn)."""
 
     @property
     def open(self) -> bool:
         """Can this frame own results? Only a completed turn's calls can."""
         return self.assistant is not None and not is_failed(self.assistant)
 
+    def unanswered(self, slot: int) -> bool:
+        """Call `slot` has neither a matched result nor an embedded answer yet."""
+        return self.results[slot] is None and self.calls[slot].id not in self.inline
+
 
 def repair_pairing(messages: Transcript, missing_text: str) -> Transcript:
     """Move, drop and synthesise tool results so each call is answered once, right after its turn."""
     frames = _split_frames(messages)
+    for frame in frames:
+        frame.inline = embedded_ids(answers_until_next_assistant(frame.rest))
     unclaimed = [(index, r) for index, frame in enumerate(frames) for r in _claim_own_results(frame)]
     for position, result in unclaimed:
         _adopt(result, position, frames)
@@ -79,7 +91,7 @@ def _claim_own_results(frame: _Frame) -> list[ToolResultMessage]:
 
 def _fill_first_open(frame: _Frame, result: ToolResultMessage) -> None:
     for slot, call in enumerate(frame.calls):
-        if call.id == result.answers and frame.results[slot] is None:
+        if call.id == result.answers and frame.unanswered(slot):
             frame.results[slot] = _answered(result, call)
             return
 
@@ -88,7 +100,7 @@ def _adoptable_without_id(frame: _Frame, result: ToolResultMessage) -> bool:
     """A result that lost its id may answer the frame's only call if the names do not disagree."""
     no_id = not isinstance(result.answers, str) or not result.answers.strip()
     return (
-        no_id and len(frame.calls) == 1 and frame.results[0] is None
+        no_id and len(frame.calls) == 1 and frame.unanswered(0)
         and (_blank(result.tool_name) or result.tool_name == frame.calls[0].name)
     )
 
@@ -97,7 +109,7 @@ def _adopt(result: ToolResultMessage, position: int, frames: list[_Frame]) -> No
     """Move a stray result to an earlier frame, but only when exactly one open call anywhere fits it."""
     owners = [
         (index, slot) for index, frame in enumerate(frames) if frame.open
-        for slot, call in enumerate(frame.calls) if call.id == result.answers and frame.results[slot] is None
+        for slot, call in enumerate(frame.calls) if call.id == result.answers and frame.unanswered(slot)
     ]
     if len(owners) == 1 and owners[0][0] < position:
         index, slot = owners[0]
@@ -117,6 +129,7 @@ def _emit(frame: _Frame, missing_text: str) -> list[Message]:
     answers = [
         result or _synthetic(frame.assistant, call, missing_text)
         for result, call in zip(frame.results, frame.calls, strict=True)
+        if result is not None or call.id not in frame.inline
     ]
     return [frame.assistant, *answers, *frame.rest]
 

@@ -6,7 +6,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-# Transform names, in pipeline order (sanitize.PIPELINE runs them in exactly this order).
+# Transform names, in pipeline order (sanitize.sanitize runs a policy's sanitize.STEPS in exactly this order).
 INTER_SESSION_MARKER = "inter_session_marker"
 TRANSCRIPT_ONLY_ROWS = "transcript_only_rows"
 EMPTY_TEXT = "empty_text"
@@ -27,9 +27,11 @@ ANTHROPIC_TURNS = "anthropic_turns"
 TRANSFORM_ORDER = (
     INTER_SESSION_MARKER, TRANSCRIPT_ONLY_ROWS, EMPTY_TEXT, IMAGES, TOOL_CALL_INPUTS,
     # After input validation: dropping a bad call can leave a turn that is only reasoning.
-    INCOMPLETE_REASONING_TURNS, TOOL_CALL_IDS, TOOL_RESULT_PAIRING, RESPONSES_CALL_IDS, THOUGHT_SIGNATURES,
-    UNSIGNED_THINKING, HISTORICAL_THINKING, GEMINI_TURNS, TRAILING_FAILED_TURNS, BOOTSTRAP_USER_TURN,
-    ANTHROPIC_TURNS,
+    INCOMPLETE_REASONING_TURNS, TOOL_CALL_IDS, TOOL_RESULT_PAIRING, RESPONSES_CALL_IDS, UNSIGNED_THINKING,
+    HISTORICAL_THINKING, GEMINI_TURNS,
+    # After the merge: a failed turn's blocks keep their signatures, but once merged into a completed
+    # turn they are checked like any other (before it, a second pass would still find work to do).
+    THOUGHT_SIGNATURES, TRAILING_FAILED_TURNS, BOOTSTRAP_USER_TURN, ANTHROPIC_TURNS,
 )
 
 # Every provider gets these: they only remove what no provider can use, or answer what every

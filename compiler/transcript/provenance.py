@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import replace
+from functools import lru_cache
 from typing import Any
 
 from .model import Block, Message, TextBlock, Transcript, UserMessage, is_blank_text
@@ -65,9 +67,26 @@ def _annotated(text: str, mark: str, texts: Texts) -> str:
 
 
 def _without_marker(text: str, texts: Texts) -> str:
-    if not text.startswith(texts.inter_session_header):
+    """The text under a leading marker line (and its notice line), or the whole text.
+
+    Only a first line that is a complete marker header counts, and only when text remains under
+    it: words that merely start like the header are the user's, and are never dropped.
+    """
+    first, newline, rest = text.partition("\n")
+    if not newline or not is_marker_header(first, texts):
         return text
-    rest = text.split("\n")[1:]
-    if rest and rest[0] == texts.inter_session_notice:
-        rest = rest[1:]
-    return "\n".join(rest)
+    notice, _, after = rest.partition("\n")
+    body = after if notice == texts.inter_session_notice else rest
+    return body if body.strip() else text
+
+
+def is_marker_header(line: str, texts: Texts) -> bool:
+    """A marker header line as `marker` writes it, now or before: the header, then optional
+    `sourceSession=`, `sourceChannel=`, `sourceTool=` items in that order, then optional `isUser=false`."""
+    return _header_grammar(texts.inter_session_header).fullmatch(line) is not None
+
+
+@lru_cache(maxsize=8)
+def _header_grammar(header: str) -> re.Pattern[str]:
+    items = "".join(f"(?: {re.escape(label)}=\\S+)?" for label, _ in MARKER_FIELDS)
+    return re.compile(re.escape(header) + items + "(?: isUser=false)?")

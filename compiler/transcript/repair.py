@@ -2,7 +2,8 @@
 
 The file is read twice, line by line: once to find out whether anything needs fixing (a clean
 file is never written), once to write the fixed copy. Lines that need no fix are copied byte for
-byte, so CRLF endings, key order and number formats survive.
+byte, so CRLF endings, key order and number formats survive. A symlink is followed: the file it
+points to is repaired (its backup goes beside it) and the link itself is left in place.
 """
 
 from __future__ import annotations
@@ -41,13 +42,13 @@ class RepairReport:
     """What `repair_file` did to one file."""
 
     path: Path
-    """The session file."""
+    """The session file, as given (possibly a symlink)."""
     status: str
     """`clean` (untouched), `repaired`, or `refused` (untouched; see `reason`)."""
     changes: Counter[str]
     """How many lines each kind of fix touched (MALFORMED, FAILED_ASSISTANT, BLANK_USER)."""
     backup: Path | None = None
-    """Copy of the original bytes, when the file was repaired."""
+    """Copy of the original bytes, when the file was repaired (beside the file a symlink points to)."""
     reason: str | None = None
     """Why the file was refused."""
 
@@ -81,13 +82,20 @@ class _Refused(Exception):
 def repair_file(path: Path, texts: Texts = DEFAULT_TEXTS) -> RepairReport:
     """Repair one session file in place (see the module docstring); a second run is a no-op."""
     before = _file_state(path)
+    # Replacing a symlink would turn it into a copy and leave its target broken: work on the target.
+    target = path.resolve()
     try:
-        changes = Counter(fix.change for fix in _planned_lines(path, texts) if fix.change)
+        changes = Counter(fix.change for fix in _planned_lines(target, texts) if fix.change)
     except _Refused as refused:
         return RepairReport(path, "refused", Counter(), reason=str(refused))
     if not changes:
         return RepairReport(path, "clean", changes)
-    return RepairReport(path, "repaired", changes, backup=_rewrite(path, texts, before))
+    try:
+        backup = _rewrite(target, texts, before)
+    except _Refused as refused:
+        # The header broke between the two passes; nothing was replaced.
+        return RepairReport(path, "refused", Counter(), reason=f"{refused} (it changed during the repair)")
+    return RepairReport(path, "repaired", changes, backup=backup)
 
 
 def _file_state(path: Path) -> tuple[int, int, int]:

@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
+from .answers import Answer, answers_until_next_assistant
 from .model import (
-    AssistantMessage, Message, OpaqueBlock, OpaqueMessage, TextBlock, ThinkingBlock, ToolCallBlock,
-    ToolResultMessage, Transcript, UserMessage, blocks_of, is_failed, tool_calls,
+    AssistantMessage, Message, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultMessage, Transcript, UserMessage,
+    blocks_of, is_failed, tool_calls,
 )
-
-EMBEDDED_RESULT_TYPES = frozenset({"toolResult", "tool_result"})
-EMBEDDED_RESULT_ID_KEYS = ("toolCallId", "toolUseId", "tool_use_id", "tool_call_id", "callId", "call_id")
-
 
 def merge_consecutive_assistants(messages: Transcript) -> Transcript:
     """Join back-to-back assistant turns; the later turn's usage, stop reason and error win when set."""
@@ -72,18 +69,6 @@ def validate_anthropic_turns(messages: Transcript, omitted_calls_text: str) -> T
     return merge_consecutive_users(merge_consecutive_assistants(stripped))
 
 
-@dataclass(frozen=True)
-class _Answer:
-    """A tool result seen after an assistant turn, before the next one."""
-
-    id: Any
-    """The call id it quotes."""
-    name: Any
-    """The tool name it reports (None when embedded in user content)."""
-    standalone: bool
-    """A toolResult message (trusted), rather than a block inside a user turn."""
-
-
 def strip_dangling_tool_calls(messages: Transcript, omitted_calls_text: str) -> Transcript:
     """Remove tool calls that no later result answers, then results whose call is gone."""
     out: list[Message] = []
@@ -91,39 +76,13 @@ def strip_dangling_tool_calls(messages: Transcript, omitted_calls_text: str) -> 
         if not tool_calls(message):
             out.append(message)
             continue
-        kept = _keep_answered_calls(message, _answers_after(messages, index), omitted_calls_text)
+        kept = _keep_answered_calls(message, answers_until_next_assistant(messages[index + 1:]), omitted_calls_text)
         out.extend([kept] if kept is not None else [])
     return _drop_unanswered_results(out)
 
 
-def _answers_after(messages: Transcript, index: int) -> list[_Answer]:
-    answers: list[_Answer] = []
-    for message in messages[index + 1:]:
-        if isinstance(message, AssistantMessage):
-            break
-        answers.extend(_answers_in(message))
-    return answers
-
-
-def _answers_in(message: Message) -> list[_Answer]:
-    if isinstance(message, ToolResultMessage):
-        return [_Answer(message.answers, message.tool_name, standalone=True)]
-    if isinstance(message, OpaqueMessage) and isinstance(message.raw, dict) and message.raw.get("role") == "tool":
-        return [_Answer(_embedded_id(message.raw), None, standalone=False)]
-    if isinstance(message, UserMessage):
-        return [
-            _Answer(_embedded_id(b.raw), None, standalone=False) for b in blocks_of(message)
-            if isinstance(b, OpaqueBlock) and isinstance(b.raw, dict) and b.raw.get("type") in EMBEDDED_RESULT_TYPES
-        ]
-    return []
-
-
-def _embedded_id(raw: dict) -> Any:
-    return next((raw[k] for k in EMBEDDED_RESULT_ID_KEYS if k in raw), None)
-
-
 def _keep_answered_calls(
-    assistant: AssistantMessage, answers: list[_Answer], omitted_calls_text: str
+    assistant: AssistantMessage, answers: list[Answer], omitted_calls_text: str
 ) -> AssistantMessage | None:
     """The turn with unanswered calls removed; None when a failed turn is left with nothing."""
     blocks = blocks_of(assistant)
@@ -141,12 +100,12 @@ def _keep_answered_calls(
     return None if is_failed(assistant) else replace(assistant, content=(TextBlock(text=omitted_calls_text),))
 
 
-def _is_answered(answers: list[_Answer]) -> Callable[[ToolCallBlock], bool]:
+def _is_answered(answers: list[Answer]) -> Callable[[ToolCallBlock], bool]:
     ids = {a.id for a in answers if isinstance(a.id, str)}
     return lambda call: isinstance(call.id, str) and call.id in ids
 
 
-def _is_answered_trusted(answers: list[_Answer]) -> Callable[[ToolCallBlock], bool]:
+def _is_answered_trusted(answers: list[Answer]) -> Callable[[ToolCallBlock], bool]:
     """Only a standalone result naming the same tool vouches for a call in a thinking turn."""
     trusted = {(a.id, a.name) for a in answers if a.standalone and isinstance(a.id, str) and isinstance(a.name, str)}
     return lambda call: isinstance(call.id, str) and isinstance(call.name, str) and (call.id, call.name) in trusted

@@ -1,0 +1,100 @@
+"""Where tool calls are answered: toolResult messages, and results carried inside other turns.
+
+Older and Anthropic-shaped histories keep a tool result as a block inside the user turn that
+follows the call (`{type: "toolResult", toolUseId: ...}`), and OpenAI chat-shaped rows as a
+`role: "tool"` message. Neither is modelled (they stay opaque), but every step that asks "is this
+call answered?" or rewrites call ids must see them; this module is the one place that reads them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
+from typing import Any
+
+from .model import AssistantMessage, Message, OpaqueBlock, OpaqueMessage, ToolResultMessage, UserMessage, blocks_of
+
+EMBEDDED_RESULT_TYPES = frozenset({"toolResult", "tool_result"})
+"""Block types of a tool result carried inside a user turn."""
+EMBEDDED_RESULT_ID_KEYS = ("toolCallId", "toolUseId", "tool_use_id", "tool_call_id", "callId", "call_id")
+"""Keys that may hold the call id of an embedded result; the first one present is the id."""
+TOOL_MESSAGE_ROLE = "tool"
+"""Role of an OpenAI chat-shaped tool result row."""
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A tool result seen after an assistant turn, before the next one."""
+
+    id: Any
+    """The call id it quotes."""
+    name: Any
+    """The tool name it reports (None when embedded)."""
+    standalone: bool
+    """A toolResult message (trusted), rather than a result embedded in another row."""
+
+
+def answers_in(message: Message) -> list[Answer]:
+    """The tool results one message carries: itself, or the result blocks embedded in it."""
+    if isinstance(message, ToolResultMessage):
+        return [Answer(message.answers, message.tool_name, standalone=True)]
+    if _is_tool_row(message):
+        return [Answer(embedded_id(message.raw), None, standalone=False)]
+    if isinstance(message, UserMessage):
+        return [Answer(embedded_id(b.raw), None, standalone=False) for b in blocks_of(message) if _is_result_block(b)]
+    return []
+
+
+def answers_until_next_assistant(messages: Iterable[Message]) -> list[Answer]:
+    """Every answer in `messages` up to (not including) the first assistant turn."""
+    found: list[Answer] = []
+    for message in messages:
+        if isinstance(message, AssistantMessage):
+            break
+        found.extend(answers_in(message))
+    return found
+
+
+def embedded_ids(answers: Iterable[Answer]) -> frozenset[str]:
+    """The string call ids that embedded (not standalone) answers quote."""
+    return frozenset(a.id for a in answers if not a.standalone and isinstance(a.id, str))
+
+
+def embedded_id(raw: dict) -> Any:
+    """The call id an embedded result quotes (None when it has none)."""
+    return next((raw[k] for k in EMBEDDED_RESULT_ID_KEYS if k in raw), None)
+
+
+def rename_embedded(message: Message, rename: Callable[[str], str | None]) -> Message:
+    """The message with each embedded result's call id replaced by `rename(id)` (None keeps it).
+
+    Blocks are visited in order, so a stateful `rename` sees them as they appear in the turn.
+    """
+    if _is_tool_row(message):
+        return OpaqueMessage(raw=_renamed(message.raw, rename))
+    if not isinstance(message, UserMessage) or isinstance(message.content, str):
+        return message
+    if not any(_is_result_block(b) for b in message.content):
+        return message
+    content = tuple(OpaqueBlock(raw=_renamed(b.raw, rename)) if _is_result_block(b) else b for b in message.content)
+    return replace(message, content=content)
+
+
+def _renamed(raw: dict, rename: Callable[[str], str | None]) -> dict:
+    """A copy of `raw` (key order kept) with every id key that holds its call id renamed."""
+    old = embedded_id(raw)
+    new = rename(old) if isinstance(old, str) and old else None
+    if new is None or new == old:
+        return raw
+    return {k: (new if k in EMBEDDED_RESULT_ID_KEYS and v == old else v) for k, v in raw.items()}
+
+
+def _is_tool_row(message: Message) -> bool:
+    return (
+        isinstance(message, OpaqueMessage) and isinstance(message.raw, dict)
+        and message.raw.get("role") == TOOL_MESSAGE_ROLE
+    )
+
+
+def _is_result_block(block: object) -> bool:
+    return isinstance(block, OpaqueBlock) and isinstance(block.raw, dict) and block.raw.get("type") in EMBEDDED_RESULT_TYPES
