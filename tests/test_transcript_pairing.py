@@ -94,9 +94,15 @@ def test_only_the_calls_the_user_turn_does_not_answer_get_a_synthetic_result():
     assert _repair(turn, reply) == [turn, _synthetic("toolu_1"), reply]
 
 
-def test_an_embedded_answer_wins_over_a_later_standalone_duplicate():
+def test_a_result_message_of_the_frame_is_kept_beside_an_embedded_answer():
+    # Both are real output; dropping either would lose it, and keeping both is stable on a second pass.
     turn, reply = A(tc("c1")), U([embedded_result("c1", "inline")])
-    assert _repair(turn, reply, R("c1", "again")) == [turn, reply]
+    assert _repair(turn, reply, R("c1", "again")) == [turn, R("c1", "again"), reply]
+
+
+def test_a_stray_result_is_not_moved_back_to_a_call_answered_in_its_user_turn():
+    turn, reply, later = A(tc("c1")), U([embedded_result("c1", "inline")]), A(tc("c2"))
+    assert _repair(turn, reply, later, R("c2", "two"), R("c1", "stray")) == [turn, reply, later, R("c2", "two")]
 
 
 def test_an_embedded_answer_after_the_next_assistant_turn_does_not_count():

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from compiler.transcript import policy as policies
 from compiler.transcript.model import (
-    AssistantMessage, OpaqueBlock, TextBlock, ToolResultMessage, UserMessage, blocks_of, is_failed, parse_message, tool_calls,
+    AssistantMessage, OpaqueBlock, TextBlock, ToolResultMessage, UserMessage, blocks_of, is_failed, parse_message,
+    tool_calls,
 )
 from compiler.transcript.sanitize import STEPS, SanitizeOptions, sanitize
 from compiler.transcript.texts import DEFAULT_TEXTS
@@ -205,8 +206,7 @@ def _embedded_ids(messages):
 def _real_results(history):
     """Texts of results that answer a valid, uniquely identified call of a completed turn in their frame."""
     calls = [c for m in history if not _transcript_only(m) for c in tool_calls(m) if _valid(c)]
-    # A call answered inside a user turn needs no result message; one quoting it is a duplicate.
-    unique = {c.id for c in calls if sum(other.id == c.id for other in calls) == 1} - _embedded_ids(history)
+    unique = {c.id for c in calls if sum(other.id == c.id for other in calls) == 1}
     frame, real, claimed = {}, [], set()
     for message in history:
         if isinstance(message, AssistantMessage) and tool_calls(message) and not _transcript_only(message):
@@ -238,8 +238,15 @@ def _assert_calls_answered(out):
         if not tool_calls(message):
             continue
         inline = _embedded_ids(takewhile(lambda m: not isinstance(m, AssistantMessage), out[index + 1:]))
-        answers = [m.answers for m in takewhile(lambda m: isinstance(m, ToolResultMessage), out[index + 1:])]
-        assert answers == [c.id for c in tool_calls(message) if c.id not in inline]
+        results = list(takewhile(lambda m: isinstance(m, ToolResultMessage), out[index + 1:]))
+        answers = [r.answers for r in results]
+        # A call answered in the user turn needs no result message (a real one of its own is kept).
+        assert [a for a in answers if a not in inline] == [c.id for c in tool_calls(message) if c.id not in inline]
+        assert not [r for r in results if r.answers in inline and _synthetic(r)]
+
+
+def _synthetic(result):
+    return [b.text for b in blocks_of(result)] in ([DEFAULT_TEXTS.missing_tool_result], ["aborted"])
 
 
 @pytest.mark.parametrize("policy", ALL_POLICIES, ids=lambda p: p.name)

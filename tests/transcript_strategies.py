@@ -189,6 +189,7 @@ def _user(draw: st.DrawFn, serial: count, stamp: int, call_ids: list[str], answe
 
 
 def _blocks(message: dict) -> list:
+    """The block dicts of a message dict (none for string content)."""
     content = message.get("content")
     return [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
 
@@ -212,7 +213,9 @@ def _assistant_block(draw: st.DrawFn, serial: count, call_ids: list[str]) -> dic
     kind = draw(st.sampled_from(["text", "thinking", "call", "call", "image"]))
     if kind == "text":
         block = text(draw(st.sampled_from(WORDS)))
-        return {**block, "thoughtSignature": draw(st.sampled_from(THOUGHT_SIGNATURES))} if draw(st.booleans()) else block
+        if draw(st.booleans()):
+            block["thoughtSignature"] = draw(st.sampled_from(THOUGHT_SIGNATURES))
+        return block
     if kind == "thinking":
         signature = draw(st.sampled_from([None, "", "sig", "c2lnbmF0dXJl"]))
         return thinking(signature=signature, thought_signature=draw(st.sampled_from(THOUGHT_SIGNATURES)))

@@ -90,6 +90,7 @@ def _renamed(raw: dict, rename: Callable[[str], str | None]) -> dict:
 
 
 def _is_tool_row(message: Message) -> bool:
+    """An OpenAI chat-shaped `role: "tool"` row (kept opaque)."""
     return (
         isinstance(message, OpaqueMessage) and isinstance(message.raw, dict)
         and message.raw.get("role") == TOOL_MESSAGE_ROLE
@@ -97,4 +98,6 @@ def _is_tool_row(message: Message) -> bool:
 
 
 def _is_result_block(block: object) -> bool:
-    return isinstance(block, OpaqueBlock) and isinstance(block.raw, dict) and block.raw.get("type") in EMBEDDED_RESULT_TYPES
+    """A tool result block inside a user turn (kept opaque)."""
+    raw = block.raw if isinstance(block, OpaqueBlock) else None
+    return isinstance(raw, dict) and raw.get("type") in EMBEDDED_RESULT_TYPES

@@ -87,7 +87,7 @@ class _IdMap:
         self.latest_turn = defaultdict(deque)
 
     def for_call(self, raw: str) -> str:
-        # A raw id may repeat across turns; later occurrences get their own seed.
+        """A new, unused id for a call; a raw id repeated across turns gets a new seed each time."""
         self.calls_seen[raw] += 1
         n = self.calls_seen[raw]
         native = n == 1 and self._native(raw) and raw not in self.used

@@ -2,11 +2,11 @@
 
 A frame is an assistant turn with tool calls plus everything up to the next such turn. Results
 are matched inside their frame, may move back to an earlier frame that is their only possible
-owner, and are dropped otherwise. A result embedded in a later turn of the frame (a `toolResult`
-block in the user turn, see answers.py) answers its call in place: the call needs no toolResult
-message, and one quoting the same id is a duplicate. A missing result gets a synthetic error
-result, except in a failed (`error`/`aborted`) turn: its calls never completed, so they and their
-results go.
+owner, and are dropped otherwise. A result embedded in a later row of the frame, before the next
+assistant turn (a `toolResult` block in the user turn, see answers.py), answers its call in place:
+the call gets no synthetic result and adopts no stray one (a result message of its own frame is
+still kept, so no real output is lost). A missing result gets a synthetic error result, except in
+a failed (`error`/`aborted`) turn: its calls never completed, so they and their results go.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ class _Frame:
         return self.assistant is not None and not is_failed(self.assistant)
 
     def unanswered(self, slot: int) -> bool:
-        """Call `slot` has neither a matched result nor an embedded answer yet."""
+        """Call `slot` has neither a matched result nor an embedded answer: a stray result may fill it."""
         return self.results[slot] is None and self.calls[slot].id not in self.inline
 
 
@@ -91,7 +91,7 @@ def _claim_own_results(frame: _Frame) -> list[ToolResultMessage]:
 
 def _fill_first_open(frame: _Frame, result: ToolResultMessage) -> None:
     for slot, call in enumerate(frame.calls):
-        if call.id == result.answers and frame.unanswered(slot):
+        if call.id == result.answers and frame.results[slot] is None:
             frame.results[slot] = _answered(result, call)
             return
 
