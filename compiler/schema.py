@@ -7,7 +7,7 @@ import os
 import zoneinfo
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterator, Mapping
 
 from . import yamlsrc
 from .errors import ConfigError
@@ -262,3 +262,26 @@ def unknown_key(path: tuple, key: str, known: Mapping[str, Any]) -> str:
 
 def _dotted(path: tuple) -> str:
     return ".".join(f"[{part}]" if isinstance(part, int) else str(part) for part in path).replace(".[", "[")
+
+
+def path_values(value: Any, node: "Node | None" = None, where: tuple = ()) -> Iterator[tuple[tuple, str]]:
+    """(key path, text) of every path-valued config field in a (possibly unvalidated) tree."""
+    node = SCHEMA if node is None else node
+    if isinstance(node, Field):
+        if node.is_path and isinstance(value, str):
+            yield where, value
+        elif node.is_path and isinstance(value, list):
+            yield from ((where + (i,), text) for i, text in enumerate(value) if isinstance(text, str))
+        return
+    for key, child, item in _children(node, value):
+        yield from path_values(item, child, where + (key,))
+
+
+def _children(node: Node, value: Any) -> Iterator[tuple[Any, Node, Any]]:
+    """(key, schema node, value) below a list or mapping node; keys the schema lacks are skipped."""
+    if isinstance(node, ListOf) and isinstance(value, list):
+        yield from ((i, node.item, item) for i, item in enumerate(value))
+    elif isinstance(node, MapOf) and isinstance(value, dict):
+        yield from ((key, node.value, item) for key, item in value.items())
+    elif isinstance(node, Table) and isinstance(value, dict):
+        yield from ((key, node.fields[str(key)], item) for key, item in value.items() if str(key) in node.fields)

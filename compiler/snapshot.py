@@ -8,7 +8,7 @@ import difflib
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from . import config, pipeline, resources, runfacts, schema, yamlsrc
 from .emit import context, payloads
@@ -158,7 +158,7 @@ def _config(directory: Path, value: Any, located: yamlsrc.Located) -> tuple[tupl
 
 def _refuse_home_paths(tree: yamlsrc.Located) -> None:
     """Raise on the first config path starting with `~`, at its line in the scenario's files."""
-    for where, text in _path_values(schema.SCHEMA, tree.value, ()):
+    for where, text in schema.path_values(tree.value):
         if text.startswith("~"):
             message = f"'{text}': a scenario may not use '~' paths (the output would depend on the home directory)"
             raise ScenarioError(message, tree.where(where))
@@ -166,29 +166,7 @@ def _refuse_home_paths(tree: yamlsrc.Located) -> None:
 
 def _config_paths(layers: Sequence[config.Layer]) -> list[Path]:
     """Every path the config layers name (template and skill dirs, docs, workspaces), resolved."""
-    return [Path(text).resolve() for layer in layers for _, text in _path_values(schema.SCHEMA, layer.data, ())]
-
-
-def _path_values(node: schema.Node, value: Any, where: tuple) -> Iterator[tuple[tuple, str]]:
-    """(key path, text) of every path-valued config field in a (possibly unvalidated) tree."""
-    if isinstance(node, schema.Field):
-        if node.is_path and isinstance(value, str):
-            yield where, value
-        elif node.is_path and isinstance(value, list):
-            yield from ((where + (i,), text) for i, text in enumerate(value) if isinstance(text, str))
-        return
-    for key, child, item in _children(node, value):
-        yield from _path_values(child, item, where + (key,))
-
-
-def _children(node: schema.Node, value: Any) -> Iterator[tuple[Any, schema.Node, Any]]:
-    """(key, schema node, value) below a list or mapping node; keys the schema lacks are skipped."""
-    if isinstance(node, schema.ListOf) and isinstance(value, list):
-        yield from ((i, node.item, item) for i, item in enumerate(value))
-    elif isinstance(node, schema.MapOf) and isinstance(value, dict):
-        yield from ((key, node.value, item) for key, item in value.items())
-    elif isinstance(node, schema.Table) and isinstance(value, dict):
-        yield from ((key, node.fields[str(key)], item) for key, item in value.items() if str(key) in node.fields)
+    return [Path(text).resolve() for layer in layers for _, text in schema.path_values(layer.data)]
 
 
 def _paths(directory: Path, value: Any, located: yamlsrc.Located, key: str, *, want_dir: bool) -> tuple[Path, ...]:
