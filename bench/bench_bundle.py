@@ -23,8 +23,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from compiler import bundle, pipeline, runfacts  # noqa: E402
-from compiler.emit import context  # noqa: E402
+from promptc import pipeline  # noqa: E402
+from promptc.commands import bundle
+from promptc.config import runfacts
+from promptc.emit import context  # noqa: E402
 
 EXAMPLES = REPO / "examples"
 CONFIG = """
@@ -87,7 +89,7 @@ def _naive_request(config: Path, run: runfacts.RunFacts) -> pipeline.Request:
 
 def _render_process(config: Path, run: runfacts.RunFacts, scratch: Path) -> None:
     flags = {"agent": run.agent, "session": run.session, "channel": run.channel, "model": run.model}
-    argv = [sys.executable, "-m", "compiler", "render", "--config", str(config), "--run", str(EXAMPLES / "run.yaml")]
+    argv = [sys.executable, "-m", "promptc", "render", "--config", str(config), "--run", str(EXAMPLES / "run.yaml")]
     argv += list(itertools.chain.from_iterable((f"--{key}", value) for key, value in flags.items() if value))
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     subprocess.run(argv, cwd=scratch, env=env, check=True, stdout=subprocess.DEVNULL)

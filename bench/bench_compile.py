@@ -18,7 +18,13 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from compiler import Request, compile_prompt, config, render, runfacts, sections, skills, workspace  # noqa: E402
+from promptc import Request, compile_prompt  # noqa: E402
+from promptc.config import layers as config
+from promptc.config import runfacts
+from promptc.sections import catalogue as sections
+from promptc.sections import render
+from promptc.workspace import loader as workspace
+from promptc.workspace import skills
 
 CORPUS = REPO.parent / "shared" / "corpus"
 

@@ -64,7 +64,7 @@ def _message(n: int) -> dict:
 def run_phase(phase: str, path: str, trace: bool) -> dict:
     """Runs inside the child: one phase, measured."""
     sys.path.insert(0, str(REPO))
-    from compiler.transcript.repair import repair_file
+    from promptc.transcript.repair import repair_file
 
     if trace:
         tracemalloc.start()

@@ -1,5 +1,5 @@
-"""`python -m compiler` runs the promptc command line."""
+"""`python -m promptc` runs the promptc command line."""
 
-from .cli import main_exit
+from .commands.cli import main_exit
 
 main_exit()

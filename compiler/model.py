@@ -407,6 +407,8 @@ class Prompt:
     """Codex harness: `instructions`, `developer` and `turn` texts; None otherwise."""
     settings: Mapping[str, Any] = field(default_factory=dict)
     """Config values reported but not rendered: budgets, warning mode, timeFormat, contextLimits."""
+    model: str | None = None
+    """The run's model id (`provider/model`), when known; picks the OpenAI instruction role."""
 
     @property
     def stable_sha256(self) -> str:

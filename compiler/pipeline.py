@@ -10,9 +10,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Mapping
 
-from . import budget, config, filters, heartbeat, providers, render, sections, skills, text, variables, workspace
+from .config import layers
 from .errors import Location, WorkspaceError
 from .model import ContextFile, LoadedWorkspace, Prompt, ResolvedConfig, RunFacts
+from .sections import catalogue, providers, render, text, variables
+from .workspace import budget, filters, heartbeat, loader, skills, state
 
 CODEX_DEVELOPER_FILES = ("SOUL.md", "IDENTITY.md", "TOOLS.md", "USER.md")
 """With the codex harness these files go to the developer surface instead of the prompt."""
@@ -28,8 +30,8 @@ class Request:
     """`--config` files, lowest precedence first."""
     overrides: tuple[str, ...] = ()
     """`--set KEY=VALUE` overrides, applied last."""
-    config_layers: tuple[config.Layer, ...] = ()
-    """Config layers built in memory (`config.layer_from`), applied after `config_paths`."""
+    config_layers: tuple[layers.Layer, ...] = ()
+    """Config layers built in memory (`promptc.config.layers.layer_from`), applied after `config_paths`."""
     workspace: Path | None = None
     """Where to read the workspace; None reads the configured `agents.defaults.workspace`."""
     template_dirs: tuple[Path, ...] = ()
@@ -47,6 +49,17 @@ class Request:
     platform: str | None = None
     """Operating system for skill `metadata.os` checks; None means sys.platform."""
 
+    def __post_init__(self) -> None:
+        # Paths given as strings and sequences given as lists are accepted at the API boundary
+        # (the types say what is stored: Paths and tuples).
+        for name in ("config_paths", "template_dirs", "contribution_paths"):
+            object.__setattr__(self, name, tuple(Path(p) for p in getattr(self, name)))
+        for name in ("workspace", "session_state"):
+            value = getattr(self, name)
+            object.__setattr__(self, name, None if value is None else Path(value))
+        object.__setattr__(self, "overrides", tuple(self.overrides))
+        object.__setattr__(self, "config_layers", tuple(self.config_layers))
+
 
 @dataclass(frozen=True)
 class StateUpdate:
@@ -54,7 +67,7 @@ class StateUpdate:
 
     workspace_root: Path
     """The workspace whose `.promptc/workspace-state.json` may change."""
-    workspace_state: workspace.WorkspaceState | None
+    workspace_state: state.WorkspaceState | None
     """The new workspace state, or None when it is unchanged."""
     session_state: Path | None
     """The `--session-state` file."""
@@ -64,7 +77,7 @@ class StateUpdate:
     def write(self) -> None:
         """Write what changed (atomically)."""
         if self.workspace_state is not None:
-            workspace.write_state(self.workspace_root, self.workspace_state)
+            state.write_state(self.workspace_root, self.workspace_state)
         if self.session_state is not None and self.seen is not None:
             budget.write_seen(self.session_state, self.seen)
 
@@ -78,29 +91,29 @@ def compile_prompt(request: Request) -> Prompt:
 
 def compile_pending(request: Request) -> tuple[Prompt, StateUpdate]:
     """Run every stage in order; nothing is written, the state changes are returned instead."""
-    configs = config.load(request.config_paths, request.overrides, request.config_layers)
-    cfg = config.resolve(configs, agent=request.run.agent)
+    configs = layers.load(request.config_paths, request.overrides, request.config_layers)
+    cfg = layers.resolve(configs, agent=request.run.agent)
     root = _workspace_root(cfg, request)
-    state = workspace.read_state(root)
-    files = workspace.load(root)
+    before = state.read_state(root)
+    files = loader.load(root)
     now = request.now or datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    state_after = workspace.next_state(state, bootstrap_present=_present(files, "BOOTSTRAP.md"), now=now)
+    after = state.next_state(before, bootstrap_present=_present(files, "BOOTSTRAP.md"), now=now)
     files = filters.apply(
-        files, cfg, request.run, setup_complete=state_after.setup_complete, workspace=root, plugins=request.plugins
+        files, cfg, request.run, setup_complete=after.setup_complete, workspace=root, plugins=request.plugins
     )
     loaded, seen = _budget_and_skills(files, cfg, request, root)
     extra = [providers.load_file(p) for p in request.contribution_paths]
     contribution = providers.resolve(cfg, request.run, extra, plugins=request.plugins)
     mode = request.run.effective_mode
-    specs = sections.discover([*request.template_dirs, *cfg.template_dirs])
-    selected = sections.select(specs, mode, dict(contribution.section_overrides))
+    specs = catalogue.discover([*request.template_dirs, *cfg.template_dirs])
+    selected = catalogue.select(specs, mode, dict(contribution.section_overrides))
     routed = route_for_harness(loaded, request.run)
     shown_dir = _display_workspace(configs, cfg, request, root)
     contexts = variables.build(cfg, request.run, routed, contribution, shown_dir)
     rendered = render.render(selected, contexts, cfg.boundary_marker, mode)
     notes = _workspace_notes(shown_dir, root)
     prompt = _assemble(rendered, cfg, request.run, loaded, notes)
-    changed = state_after if state_after != state else None
+    changed = after if after != before else None
     return prompt, StateUpdate(root, changed, request.session_state, seen)
 
 
@@ -149,13 +162,13 @@ def _workspace_notes(shown_dir: str, root: Path) -> tuple[str, ...]:
     return (f"the prompt names the workspace {shown_dir} (agents.defaults.workspace); its files were read from {root}",)
 
 
-def _display_workspace(configs: config.ConfigSet, cfg: ResolvedConfig, request: Request, root: Path) -> str:
+def _display_workspace(configs: layers.ConfigSet, cfg: ResolvedConfig, request: Request, root: Path) -> str:
     """The directory the model is told about.
 
     `--workspace` says where to read the files on this machine; an explicitly configured
     `agents.defaults.workspace` says where the agent sees them at run time, and wins.
     """
-    origin = config.explain(configs, "agents.defaults.workspace", cfg.agent_id).origin
+    origin = layers.explain(configs, "agents.defaults.workspace", cfg.agent_id).origin
     if request.workspace is None or origin.label == "defaults":
         return str(root)
     return cfg.workspace
@@ -228,6 +241,7 @@ def _assemble(
         warnings=notes + loaded.diagnostics + budget.describe_cuts(loaded.files),
         surfaces=surfaces,
         settings=_reported_settings(cfg),
+        model=run.model,
     )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from functools import cache
 from pathlib import Path
 
@@ -10,7 +11,7 @@ from pathlib import Path
 def templates_root() -> Path:
     """The built-in `templates/` directory (shipped in the wheel as package `promptc_templates`)."""
     try:
-        import promptc_templates
+        package = importlib.import_module("promptc_templates")
     except ImportError:
         return Path(__file__).resolve().parents[1] / "templates"
-    return Path(promptc_templates.__file__).resolve().parent
+    return Path(str(package.__file__)).resolve().parent

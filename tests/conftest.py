@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from compiler import cli
+from promptc.commands import cli
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "examples"

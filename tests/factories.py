@@ -6,7 +6,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from compiler.model import Budgets, HeartbeatConfig, ResolvedConfig, SkillsConfig, WorkspaceFile
+from promptc.model import Budgets, HeartbeatConfig, ResolvedConfig, SkillsConfig, WorkspaceFile
 
 _DEFAULT_CONFIG = ResolvedConfig(
     agent_id="main",

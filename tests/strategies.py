@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from compiler.model import BOOTSTRAP_FILE_NAMES, Skill, WorkspaceFile
+from promptc.model import BOOTSTRAP_FILE_NAMES, Skill, WorkspaceFile
 
 # Fragments that stress cut points: line breaks, a CRLF, an explicit surrogate pair, astral
 # and combining characters. No "[" so a truncation marker in the output is unambiguous.

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 
-from compiler import budget
-from compiler.errors import WorkspaceError
-from compiler.model import Budgets, WorkspaceFile
+from promptc.errors import WorkspaceError
+from promptc.model import Budgets, WorkspaceFile
+from promptc.workspace import budget
 from tests import strategies
 from tests.factories import loaded
 

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from compiler import tokens
+from promptc.emit import tokens
+
 from conftest import EXAMPLES
 from guardrail_helpers import edited_safety_dir
 

@@ -109,7 +109,7 @@ def test_python_dash_m_entry_point():
     import subprocess
     import sys
 
-    result = subprocess.run([sys.executable, "-m", "compiler", "render", "--format", "nope"], capture_output=True, text=True)
+    result = subprocess.run([sys.executable, "-m", "promptc", "render", "--format", "nope"], capture_output=True, text=True)
     assert result.returncode == 2 and result.stderr.startswith("promptc: error:")
 
 

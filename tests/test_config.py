@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compiler import config
-from compiler.errors import ConfigError
+from promptc.config import layers as config
+from promptc.errors import ConfigError
 
 
 def test_defaults_match_the_spec():

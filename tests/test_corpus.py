@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from compiler import budget, filters, heartbeat, skills, workspace
-from compiler.model import SESSION_KINDS, Budgets, HeartbeatConfig, RunFacts
+from promptc.model import SESSION_KINDS, Budgets, HeartbeatConfig, RunFacts
+from promptc.workspace import budget, filters, heartbeat, skills
+from promptc.workspace import loader as workspace
 from tests.factories import make_config
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"

@@ -21,7 +21,7 @@ ENVIRONMENTS = [
 def render_in_subprocess(extra_env: dict[str, str], fmt: str) -> bytes:
     env = {**os.environ, **extra_env, "PYTHONPATH": str(REPO)}
     args = ["render", "--config", EXAMPLES / "config.yaml", "--run", EXAMPLES / "run.yaml", "--format", fmt]
-    result = subprocess.run([sys.executable, "-m", "compiler", *map(str, args)], env=env, capture_output=True, cwd=REPO)
+    result = subprocess.run([sys.executable, "-m", "promptc", *map(str, args)], env=env, capture_output=True, cwd=REPO)
     assert result.returncode == 0, result.stderr.decode()
     return result.stdout
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from compiler import filters
-from compiler.errors import HookError
-from compiler.model import BOOTSTRAP_FILE_NAMES, HeartbeatConfig, RunFacts
+from promptc.errors import HookError
+from promptc.model import BOOTSTRAP_FILE_NAMES, HeartbeatConfig, RunFacts
+from promptc.workspace import filters
 from tests.factories import loaded, make_config
 
 ALL_FILES = tuple(loaded(name, f"{name} text") for name in BOOTSTRAP_FILE_NAMES)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from compiler import frontmatter
+from promptc.workspace import frontmatter
 
 
 def test_block_and_following_blank_lines_are_removed() -> None:

@@ -7,8 +7,8 @@ import stat
 
 import pytest
 
-from compiler.errors import TranscriptError
-from compiler.fsutil import write_chunks_atomic, write_text_atomic
+from promptc.errors import TranscriptError
+from promptc.fsutil import write_chunks_atomic, write_text_atomic
 
 
 def test_writes_the_chunks_and_sets_the_mode(tmp_path):

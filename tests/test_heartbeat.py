@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from compiler.heartbeat import is_effectively_empty
+from promptc.workspace.heartbeat import is_effectively_empty
 
 
 @pytest.mark.parametrize(

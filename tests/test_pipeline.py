@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from compiler import Request, RunFacts, compile_prompt
+from promptc import Request, RunFacts, compile_prompt
+
 from conftest import CORPUS
 
 BIG = "x" * 24999 + "\n"

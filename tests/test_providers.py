@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from compiler import Request, RunFacts, compile_prompt
-from compiler.providers import Contribution, gpt5_applies, merge
+from promptc import Request, RunFacts, compile_prompt
+from promptc.sections.providers import Contribution, gpt5_applies, merge
 
 OVERRIDE = """
 stable_prefix: "## Provider Prefix\\nP-text"
@@ -110,7 +110,7 @@ def plugin_contribution(cfg, run):
 def test_entry_point_plugins_contribute(monkeypatch, make_workspace):
     from importlib import metadata
 
-    from compiler import providers
+    from promptc.sections import providers
 
     entry = metadata.EntryPoint("demo", f"{__name__}:plugin_contribution", providers.ENTRY_POINT_GROUP)
     monkeypatch.setattr(providers.metadata, "entry_points", lambda group: [entry] if group == providers.ENTRY_POINT_GROUP else [])

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from compiler import Request, RunFacts, Sandbox, Tool, compile_prompt
+from promptc import Request, RunFacts, Sandbox, Tool, compile_prompt
 
 MARKER = "<!-- PROMPT_CACHE_BOUNDARY -->"
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from compiler import runfacts
-from compiler.errors import RunFactsError
-from compiler.model import RunFacts, Sandbox, Tool
+from promptc.config import runfacts
+from promptc.errors import RunFactsError
+from promptc.model import RunFacts, Sandbox, Tool
 
 
 def test_every_issue_key_is_accepted(write_yaml):
@@ -91,7 +91,7 @@ def test_a_tool_summary_must_be_text(write_yaml):
 
 
 def test_missing_agent_means_the_default_agent(write_yaml, make_workspace):
-    from compiler import Request, compile_prompt
+    from promptc import Request, compile_prompt
 
     cfg = write_yaml("c.yaml", "agents:\n  list:\n    - id: ops\n    - id: dev\n")
     prompt = compile_prompt(Request(config_paths=(cfg,), workspace=make_workspace({})))

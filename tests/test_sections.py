@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from compiler import Request, RunFacts, compile_prompt
-from compiler.errors import TemplateError
-from compiler.sections import discover
+from promptc import Request, RunFacts, compile_prompt
+from promptc.errors import TemplateError
+from promptc.sections.catalogue import discover
 
 BUILTIN_IDS_FROM_SPEC = {
     "identity", "tooling", "subagent_delegation", "interaction_style", "tool_call_style",

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compiler import skills
-from compiler.model import SkillsConfig
+from promptc.model import SkillsConfig
+from promptc.workspace import skills
 from tests import strategies
 from tests.factories import make_config, write_files
 

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from compiler import snapshot
+from promptc.commands import snapshot
+
 from conftest import REPO
 from guardrail_helpers import copy_safety, edited_safety_dir, replace_in
 
@@ -131,7 +132,7 @@ def test_generation_is_byte_identical_across_processes_and_matches_the_committed
         for rel in _outputs(snapshots):
             (snapshots / rel).unlink()
         env = _hermetic_env(tz, lang, seed, tmp_path / "no-such-home")
-        done = subprocess.run([sys.executable, "-m", "compiler", "snapshot", "gen", "--dir", str(snapshots)],
+        done = subprocess.run([sys.executable, "-m", "promptc", "snapshot", "gen", "--dir", str(snapshots)],
                               cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
         assert done.returncode == 0, done.stderr
         results.append(_outputs(snapshots))

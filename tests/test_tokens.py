@@ -7,7 +7,7 @@ import socket
 
 import pytest
 
-from compiler import tokens
+from promptc.emit import tokens
 
 EXTRA_INSTALLED = all(importlib.util.find_spec(name) for name in ("tiktoken", "bpe_openai"))
 

@@ -1,4 +1,4 @@
-"""`promptc transcript repair|sanitize|policy` through the real entry point, `compiler.cli.main`.
+"""`promptc transcript repair|sanitize|policy` through the real entry point, `promptc.commands.cli.main`.
 
 `run_cli` (conftest) calls `main([...])`, which returns the exit code and never exits, and hands
 back (code, stdout, stderr).
@@ -10,10 +10,10 @@ import json
 
 import pytest
 
-from compiler.errors import Location, TranscriptError
-from compiler.transcript import policy as policies
-from compiler.transcript import repair
-from compiler.transcript.texts import DEFAULT_TEXTS
+from promptc.errors import Location, TranscriptError
+from promptc.transcript import policy as policies
+from promptc.transcript import repair
+from promptc.transcript.texts import DEFAULT_TEXTS
 from transcript_strategies import A, U, image, png_base64, tc, text, write_session
 
 ANTHROPIC = ["--provider", "anthropic", "--model-api", "anthropic-messages", "--model", "claude-sonnet-4-5"]

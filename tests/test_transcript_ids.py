@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from compiler.transcript.ids import downgrade_responses_call_ids, rewrite_tool_call_ids, strict9_id, strict_id
+from promptc.transcript.ids import downgrade_responses_call_ids, rewrite_tool_call_ids, strict9_id, strict_id
 from transcript_strategies import A, R, U, embedded_result, plain, tc, text, thinking, typed
 
 

@@ -11,10 +11,10 @@ import struct
 import pytest
 from PIL import Image
 
-from compiler.transcript import images
-from compiler.transcript.images import image_size, sanitize_image, sanitize_images
-from compiler.transcript.model import ImageBlock, TextBlock, parse_block
-from compiler.transcript.texts import DEFAULT_TEXTS, Texts
+from promptc.transcript import images
+from promptc.transcript.images import image_size, sanitize_image, sanitize_images
+from promptc.transcript.model import ImageBlock, TextBlock, parse_block
+from promptc.transcript.texts import DEFAULT_TEXTS, Texts
 from transcript_strategies import R, U, image, plain, png_base64, text, typed
 
 

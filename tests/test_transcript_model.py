@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from compiler.transcript.model import (
+from promptc.transcript.model import (
     AssistantMessage, ImageBlock, OpaqueBlock, OpaqueMessage, TextBlock, ThinkingBlock, ToolCallBlock,
     ToolResultMessage, UserMessage, dumps, encode_line, has_zero_usage, loads, parse_entry, parse_header,
     parse_message, to_json, without_fields,

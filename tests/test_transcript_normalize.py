@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from compiler.transcript.normalize import (
+from promptc.transcript.normalize import (
     clean_empty_text, drop_incomplete_reasoning_turns, drop_trailing_failed_turns, drop_transcript_only_rows,
 )
-from compiler.transcript.texts import Texts
+from promptc.transcript.texts import Texts
 from transcript_strategies import A, R, U, image, plain, tc, text, thinking, typed
 
 TEXTS = Texts(empty_content="EMPTY", failed_turn="FAILED")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from compiler.transcript.pairing import repair_pairing
+from promptc.transcript.pairing import repair_pairing
 from transcript_strategies import A, R, U, embedded_result, plain, tc, text, typed
 
 MISSING = "MISSING"

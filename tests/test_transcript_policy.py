@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from compiler.transcript import policy as p
+from promptc.transcript import policy as p
 
 
 @pytest.mark.parametrize("provider, api, model, family", [

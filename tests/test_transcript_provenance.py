@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from compiler.transcript.provenance import mark_inter_session
-from compiler.transcript.texts import Texts
-from compiler.transcript.turns import merge_consecutive_users
+from promptc.transcript.provenance import mark_inter_session
+from promptc.transcript.texts import Texts
+from promptc.transcript.turns import merge_consecutive_users
 from transcript_strategies import U, image, plain, text, typed
 
 TEXTS = Texts(inter_session_header="[RELAYED]", inter_session_notice="NOTICE", inter_session_no_text="NO TEXT")

@@ -8,10 +8,10 @@ import stat
 
 import pytest
 
-from compiler.errors import TranscriptError
-from compiler.transcript import repair
-from compiler.transcript.repair import repair_file
-from compiler.transcript.texts import DEFAULT_TEXTS
+from promptc.errors import TranscriptError
+from promptc.transcript import repair
+from promptc.transcript.repair import repair_file
+from promptc.transcript.texts import DEFAULT_TEXTS
 from transcript_strategies import HEADER, A, U, entry, jsonl, text
 
 

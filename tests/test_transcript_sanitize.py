@@ -9,14 +9,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compiler.transcript import policy as policies
-from compiler.transcript.model import (
+from promptc.transcript import policy as policies
+from promptc.transcript.model import (
     AssistantMessage, OpaqueBlock, TextBlock, ToolResultMessage, UserMessage, blocks_of, is_failed, parse_message,
     tool_calls,
 )
-from compiler.transcript.sanitize import STEPS, SanitizeOptions, sanitize
-from compiler.transcript.texts import DEFAULT_TEXTS
-from compiler.transcript.tool_inputs import TOOL_NAME
+from promptc.transcript.sanitize import STEPS, SanitizeOptions, sanitize
+from promptc.transcript.texts import DEFAULT_TEXTS
+from promptc.transcript.tool_inputs import TOOL_NAME
 from transcript_strategies import (
     OLD_MARKERS, A, R, U, embedded_result, plain, png_base64, tc, text, thinking, transcripts, typed,
 )

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from compiler.errors import TranscriptError
-from compiler.transcript.model import CompactionSummary, parse_entry, to_json
-from compiler.transcript.session import active_branch, read_session, replay_messages
+from promptc.errors import TranscriptError
+from promptc.transcript.model import CompactionSummary, parse_entry, to_json
+from promptc.transcript.session import active_branch, read_session, replay_messages
 from transcript_strategies import HEADER, A, U, text
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from compiler.transcript import policy as policies
-from compiler.transcript.thinking import (
+from promptc.transcript import policy as policies
+from promptc.transcript.thinking import (
     drop_historical_thinking, is_base64, strip_thought_signatures, strip_unsigned_thinking, timestamp_ms,
 )
 from transcript_strategies import A, R, U, plain, tc, text, thinking, typed

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from compiler.transcript.tool_inputs import validate_tool_call_inputs
+from promptc.transcript.tool_inputs import validate_tool_call_inputs
 from transcript_strategies import A, U, plain, tc, text, typed
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from compiler.transcript.turns import (
+from promptc.transcript.turns import (
     merge_consecutive_assistants, prepend_bootstrap_turn, strip_dangling_tool_calls, validate_anthropic_turns,
 )
 from transcript_strategies import A, R, U, plain, tc, text, thinking, typed

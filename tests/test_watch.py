@@ -9,7 +9,8 @@ from typing import Callable
 
 import pytest
 
-from compiler import cli, watch
+from promptc.commands import cli, watch
+
 from guardrail_helpers import copy_safety, replace_in
 
 TIMEOUT = 20.0
@@ -31,7 +32,7 @@ def project(make_workspace, write_yaml):
 def _watch(argv: list, edits: Callable[[threading.Event], None], renders: int, timeout: float = TIMEOUT) -> int:
     """Run the watch loop while a background thread edits files once the watcher is ready;
     `edits` gets the readiness event (cleared and set again whenever the watcher restarts)."""
-    args = cli.build_parser().parse_args(["render", "--watch", *map(str, argv)])
+    args = cli.command_parser("render").parse_args(["--watch", *map(str, argv)])
     ready = threading.Event()
 
     def edit() -> None:
@@ -46,7 +47,7 @@ def _watch(argv: list, edits: Callable[[threading.Event], None], renders: int, t
 
 
 def _targets(*argv) -> watch.Targets:
-    return watch.watch_targets(cli.build_parser().parse_args(["render", *map(str, argv)]))
+    return watch.watch_targets(cli.command_parser("render").parse_args([*map(str, argv)]))
 
 
 def test_a_workspace_edit_re_renders_and_names_the_changed_stable_section(project, capsys):
@@ -166,7 +167,7 @@ def test_each_root_is_watched_without_recursion(project, tmp_path, monkeypatch):
     (tmp_path / "unrelated" / "deep").mkdir(parents=True)  # beside config.yaml, not a target
     fake = _RecordingWatchfiles()
     monkeypatch.setattr(watch, "_watchfiles", lambda: fake)
-    args = cli.build_parser().parse_args(["render", "--watch", "--config", str(config), "--run", str(run)])
+    args = cli.command_parser("render").parse_args(["--watch", "--config", str(config), "--run", str(run)])
     assert watch.run(args, timeout=0.2) == 0
     paths, options = fake.calls[0]
     assert options["recursive"] is False

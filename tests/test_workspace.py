@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from compiler import budget, workspace
-from compiler.errors import WorkspaceError
-from compiler.heartbeat import is_effectively_empty
-from compiler.model import BOOTSTRAP_FILE_NAMES, Budgets
+from promptc.errors import WorkspaceError
+from promptc.model import BOOTSTRAP_FILE_NAMES, Budgets
+from promptc.workspace import budget, state
+from promptc.workspace import loader as workspace
+from promptc.workspace.heartbeat import is_effectively_empty
 from tests.factories import write_files
 
 
@@ -187,13 +188,13 @@ def test_cache_stays_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
 
 
 def test_state_defaults_to_nothing_seeded(tmp_path: Path) -> None:
-    state = workspace.read_state(tmp_path)
-    assert state == workspace.WorkspaceState(1, None, None)
-    assert not state.setup_complete
+    found = state.read_state(tmp_path)
+    assert found == state.WorkspaceState(1, None, None)
+    assert not found.setup_complete
 
 
 def test_init_seeds_every_default_file_and_records_the_seed_time(tmp_path: Path) -> None:
-    written = workspace.init(tmp_path / "new", now="2026-01-02T03:04:05Z")
+    written = state.init(tmp_path / "new", now="2026-01-02T03:04:05Z")
     assert written == [
         "AGENTS.md",
         "SOUL.md",
@@ -203,8 +204,8 @@ def test_init_seeds_every_default_file_and_records_the_seed_time(tmp_path: Path)
         "HEARTBEAT.md",
         "BOOTSTRAP.md",
     ]
-    state = json.loads((tmp_path / "new" / ".promptc" / "workspace-state.json").read_text())
-    assert state == {"version": 1, "bootstrapSeededAt": "2026-01-02T03:04:05Z"}
+    recorded = json.loads((tmp_path / "new" / ".promptc" / "workspace-state.json").read_text())
+    assert recorded == {"version": 1, "bootstrapSeededAt": "2026-01-02T03:04:05Z"}
     for name in written:
         text = (tmp_path / "new" / name).read_text(encoding="utf-8")
         assert text.strip() and not text.startswith("---")
@@ -212,7 +213,7 @@ def test_init_seeds_every_default_file_and_records_the_seed_time(tmp_path: Path)
 
 def test_init_never_overwrites_and_skips_bootstrap_in_a_used_workspace(tmp_path: Path) -> None:
     write_files(tmp_path, {"SOUL.md": "my own soul"})
-    written = workspace.init(tmp_path, now="t1")
+    written = state.init(tmp_path, now="t1")
     assert "SOUL.md" not in written and "BOOTSTRAP.md" not in written
     assert "AGENTS.md" in written
     assert (tmp_path / "SOUL.md").read_text() == "my own soul"
@@ -220,32 +221,32 @@ def test_init_never_overwrites_and_skips_bootstrap_in_a_used_workspace(tmp_path:
 
 
 def test_second_init_writes_nothing_and_keeps_the_first_seed_time(tmp_path: Path) -> None:
-    workspace.init(tmp_path, now="t1")
-    assert workspace.init(tmp_path, now="t2") == []
-    assert workspace.read_state(tmp_path).bootstrap_seeded_at == "t1"
+    state.init(tmp_path, now="t1")
+    assert state.init(tmp_path, now="t2") == []
+    assert state.read_state(tmp_path).bootstrap_seeded_at == "t1"
 
 
 def test_seeded_heartbeat_file_means_no_heartbeat_calls(tmp_path: Path) -> None:
-    workspace.init(tmp_path, now="t1")
+    state.init(tmp_path, now="t1")
     assert is_effectively_empty((tmp_path / "HEARTBEAT.md").read_text(encoding="utf-8"))
 
 
 def _compile(root: Path, now: str) -> None:
     """One compile through the public API, which records setup completion."""
-    from compiler import Request, compile_prompt
+    from promptc import Request, compile_prompt
 
     compile_prompt(Request(workspace=root, now=now))
 
 
 def test_deleting_bootstrap_completes_setup_on_the_next_compile(tmp_path: Path) -> None:
-    workspace.init(tmp_path, now="t1")
+    state.init(tmp_path, now="t1")
     _compile(tmp_path, now="t2")
-    assert not workspace.read_state(tmp_path).setup_complete
+    assert not state.read_state(tmp_path).setup_complete
     (tmp_path / "BOOTSTRAP.md").unlink()
     _compile(tmp_path, now="t3")
-    assert workspace.read_state(tmp_path) == workspace.WorkspaceState(1, "t1", "t3")
+    assert state.read_state(tmp_path) == state.WorkspaceState(1, "t1", "t3")
     _compile(tmp_path, now="t4")  # later compiles keep the first completion time
-    assert workspace.read_state(tmp_path).setup_completed_at == "t3"
+    assert state.read_state(tmp_path).setup_completed_at == "t3"
 
 
 def test_compiling_never_writes_into_a_workspace_that_was_not_seeded(tmp_path: Path) -> None:
@@ -254,17 +255,17 @@ def test_compiling_never_writes_into_a_workspace_that_was_not_seeded(tmp_path: P
 
 
 def test_init_after_completed_setup_does_not_bring_bootstrap_back(tmp_path: Path) -> None:
-    workspace.init(tmp_path, now="t1")
+    state.init(tmp_path, now="t1")
     (tmp_path / "BOOTSTRAP.md").unlink()
     _compile(tmp_path, now="t2")
     (tmp_path / "AGENTS.md").unlink()
-    assert workspace.init(tmp_path, now="t3") == ["AGENTS.md"]
+    assert state.init(tmp_path, now="t3") == ["AGENTS.md"]
 
 
 def test_invalid_state_file_is_an_error_with_its_location(tmp_path: Path) -> None:
     write_files(tmp_path, {".promptc/workspace-state.json": '{\n  "version": 1,,\n}'})
     with pytest.raises(WorkspaceError) as caught:
-        workspace.read_state(tmp_path)
+        state.read_state(tmp_path)
     location = caught.value.location
     assert location.path.endswith("workspace-state.json")
     assert (location.line, location.column) == (2, 16)
@@ -275,11 +276,11 @@ def test_state_field_of_the_wrong_type_is_an_error(tmp_path: Path) -> None:
         tmp_path, {".promptc/workspace-state.json": '{"version": 1, "setupCompletedAt": 5}'}
     )
     with pytest.raises(WorkspaceError, match="setupCompletedAt"):
-        workspace.read_state(tmp_path)
+        state.read_state(tmp_path)
 
 
 def test_atomic_write_leaves_only_the_target(tmp_path: Path) -> None:
     target = tmp_path / "deep" / "state.json"
-    workspace.write_json_atomic(target, {"b": 1, "a": [1, 2]})
+    state.write_json_atomic(target, {"b": 1, "a": [1, 2]})
     assert json.loads(target.read_text()) == {"b": 1, "a": [1, 2]}
     assert [path.name for path in target.parent.iterdir()] == ["state.json"]

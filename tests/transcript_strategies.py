@@ -9,8 +9,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from compiler.transcript.model import Transcript, parse_message, to_json
-from compiler.transcript.texts import DEFAULT_TEXTS
+from promptc.transcript.model import Transcript, parse_message, to_json
+from promptc.transcript.texts import DEFAULT_TEXTS
 
 HEADER = {"type": "session", "version": 2, "id": "s1", "timestamp": "2026-01-01T00:00:00Z", "cwd": "/w"}
 """A valid session-file header line."""

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
-from .. import tokens
 from ..model import Prompt
+from . import tokens
 
 
 def report(prompt: Prompt) -> dict[str, Any]:
@@ -121,10 +121,22 @@ def _settings(settings: dict[str, Any]) -> list[str]:
     ]
 
 
-def _table(rows: list[tuple[str, ...]], right: set[int]) -> list[str]:
+def _table(rows: Sequence[tuple[str, ...]], right: set[int]) -> list[str]:
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     out = []
     for row in rows:
         cells = [cell.rjust(widths[i]) if i in right else cell.ljust(widths[i]) for i, cell in enumerate(row)]
         out.append("  " + "  ".join(cells).rstrip())
     return out
+
+
+def section_list(prompt: Prompt) -> str:
+    """One line per section in catalogue order: rendered or omitted, and why (`--list-sections`)."""
+    chars = {s.id: f"{s.side}, {len(s.text)} chars" for s in prompt.sections}
+    width = max(len(section_id) for section_id, _, _ in prompt.outline)
+    lines = []
+    for section_id, rendered, why in prompt.outline:
+        state = "active" if rendered else "inactive"
+        detail = f"{why}; {chars[section_id]}" if rendered else why
+        lines.append(f"{section_id:<{width}}  {state:<8}  {detail}\n")
+    return "".join(lines)

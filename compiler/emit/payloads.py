@@ -1,11 +1,30 @@
-"""The compiled prompt as text, JSON, or a provider request fragment (SPEC 7)."""
+"""The compiled prompt as text, as JSON data, or as the system part of a provider request (SPEC 7).
+
+Every provider emitter returns a plain dict whose keys are the SDK call's own keyword arguments,
+so it can be splatted into the call:
+
+    client.messages.create(model=..., max_tokens=..., messages=..., **to_anthropic(prompt))
+    client.chat.completions.create(model=..., **to_openai(prompt, messages=[...]))
+    client.responses.create(model=..., input=..., **to_responses(prompt))
+    bedrock.converse(modelId=..., messages=..., **to_bedrock(prompt))
+
+Only the command line serialises them (`serialise`).
+"""
 
 from __future__ import annotations
 
 import json
-from typing import Any, Callable
+import re
+from typing import Any, Callable, Iterable, Mapping, Union
 
-from ..model import Prompt
+from ..model import ContextFile, Prompt
+
+Payload = Union[str, dict[str, Any]]
+"""What an emitter returns: text for `text`, data for everything else."""
+
+DEVELOPER_ROLE_MODELS = re.compile(r"(^|[/:])(gpt-5|o[1-9])([.\-]|$)", re.IGNORECASE)
+"""OpenAI model families whose API documents the `developer` role for instructions (gpt-5*, the
+o-series reasoning models); every other model gets `system`."""
 
 
 def to_text(prompt: Prompt) -> str:
@@ -13,13 +32,8 @@ def to_text(prompt: Prompt) -> str:
     return prompt.text + "\n"
 
 
-def to_json(prompt: Prompt) -> str:
-    """Everything about the compile, as one JSON document."""
-    return dumps(as_dict(prompt))
-
-
-def as_dict(prompt: Prompt) -> dict[str, Any]:
-    """The JSON document as plain data (keys of SPEC 7, plus `surfaces` for codex)."""
+def to_json(prompt: Prompt) -> dict[str, Any]:
+    """Everything about the compile as plain data (keys of SPEC 7, plus `surfaces` for codex)."""
     data: dict[str, Any] = {
         "stable": prompt.stable,
         "volatile": prompt.volatile,
@@ -41,7 +55,7 @@ def as_dict(prompt: Prompt) -> dict[str, Any]:
     return data
 
 
-def _file(f) -> dict[str, Any]:
+def _file(f: ContextFile) -> dict[str, Any]:
     entry: dict[str, Any] = {"name": f.name, "path": f.path, "status": f.status}
     if f.reason:
         entry["reason"] = f.reason
@@ -49,26 +63,41 @@ def _file(f) -> dict[str, Any]:
     return entry
 
 
-def to_anthropic(prompt: Prompt) -> str:
-    """Two system blocks; only the stable one carries cache_control."""
+def to_anthropic(prompt: Prompt) -> dict[str, Any]:
+    """`system` blocks for the Messages API; only the stable block carries `cache_control`."""
     blocks: list[dict[str, Any]] = [{"type": "text", "text": prompt.stable, "cache_control": {"type": "ephemeral"}}]
     if prompt.volatile:
         blocks.append({"type": "text", "text": prompt.volatile})
-    return dumps({"system": blocks})
+    return {"system": blocks}
 
 
-def to_openai(prompt: Prompt) -> str:
-    """One system message, stable text first so automatic prefix caching can match it."""
-    content = "\n\n".join(part for part in (prompt.stable, prompt.volatile) if part)
-    return dumps({"messages": [{"role": "system", "content": content}]})
+def to_openai(prompt: Prompt, messages: Iterable[Mapping[str, Any]] = ()) -> dict[str, Any]:
+    """`messages` for Chat Completions: one instruction message (stable text first, so automatic
+    prefix caching can match it), then the caller's `messages`."""
+    instruction = {"role": openai_role(prompt.model), "content": _without_marker(prompt)}
+    return {"messages": [instruction, *(dict(m) for m in messages)]}
 
 
-def to_bedrock(prompt: Prompt) -> str:
-    """Stable text, a cache point, then the volatile text."""
+def to_responses(prompt: Prompt) -> dict[str, Any]:
+    """`instructions` for the Responses API: the prompt text without the marker."""
+    return {"instructions": _without_marker(prompt)}
+
+
+def to_bedrock(prompt: Prompt) -> dict[str, Any]:
+    """`system` for Bedrock Converse: stable text, a cache point, then the volatile text."""
     system: list[dict[str, Any]] = [{"text": prompt.stable}, {"cachePoint": {"type": "default"}}]
     if prompt.volatile:
         system.append({"text": prompt.volatile})
-    return dumps({"system": system})
+    return {"system": system}
+
+
+def openai_role(model: str | None) -> str:
+    """`developer` for the model families that document it, else `system`."""
+    return "developer" if model and DEVELOPER_ROLE_MODELS.search(model) else "system"
+
+
+def _without_marker(prompt: Prompt) -> str:
+    return "\n\n".join(part for part in (prompt.stable, prompt.volatile) if part)
 
 
 def dumps(data: Any) -> str:
@@ -76,10 +105,17 @@ def dumps(data: Any) -> str:
     return json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n"
 
 
-FORMATS: dict[str, Callable[[Prompt], str]] = {
+def serialise(payload: Payload) -> str:
+    """What the command line prints for an emitter's result."""
+    return payload if isinstance(payload, str) else dumps(payload)
+
+
+FORMATS: dict[str, Callable[[Prompt], Payload]] = {
     "text": to_text,
     "json": to_json,
     "anthropic": to_anthropic,
     "openai": to_openai,
+    "responses": to_responses,
     "bedrock": to_bedrock,
 }
+"""`--format` name -> emitter."""

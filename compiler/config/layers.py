@@ -19,9 +19,10 @@ from typing import Any, Mapping, Sequence
 
 import yaml
 
-from . import resources, schema, yamlsrc
-from .errors import ConfigError, Location
-from .model import Budgets, HeartbeatConfig, ResolvedConfig, SkillsConfig
+from .. import resources
+from ..errors import ConfigError, Location
+from ..model import Budgets, HeartbeatConfig, ResolvedConfig, SkillsConfig
+from . import schema, yamlsrc
 
 # --------------------------------------------------------------------------- layers
 
@@ -215,7 +216,7 @@ def _default_agent_id(entries: list[dict]) -> str:
     return entries[0]["id"] if entries else "main"
 
 
-def _build(tree: dict, s: dict, entry: dict, agent: str, default_agent: str) -> ResolvedConfig:
+def _build(tree: Mapping[str, Any], s: dict, entry: dict, agent: str, default_agent: str) -> ResolvedConfig:
     skills_tree = tree["skills"]
     limits = {**skills_tree["limits"], **entry.get("skillsLimits", {})}
     return ResolvedConfig(
@@ -331,7 +332,7 @@ def _get(tree: Any, path: tuple) -> Any:
     return tree
 
 
-def _unknown_path(tree: dict, path: tuple) -> str:
+def _unknown_path(tree: Mapping[str, Any], path: tuple) -> str:
     node: Any = tree
     for depth, part in enumerate(path):
         if not isinstance(node, dict) or part not in node:

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
+from ..errors import ConfigError
 from . import yamlsrc
-from .errors import ConfigError
 
 
 @dataclass(frozen=True)

@@ -9,16 +9,16 @@ from __future__ import annotations
 import json
 import re
 from collections import OrderedDict
-from pathlib import Path
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 import jinja2
 
-from .errors import Location, TemplateError
-from .model import RenderedSection
+from ..errors import Location, TemplateError
+from ..model import RenderedSection
+from .catalogue import SectionSpec, Selection
 from .text import neutralise, normalise
-from .sections import Selection, SectionSpec
 from .variables import VOLATILE, Contexts
 
 JOIN = "\n\n"
@@ -138,10 +138,11 @@ def _source_label(spec: SectionSpec) -> str:
 
 def gate_passes(spec: SectionSpec, context: Mapping[str, Any]) -> bool:
     """Evaluate a section's `when` expression against the context of its side."""
+    when = spec.when or "true"
     try:
-        expression = _GATES.get(spec.when)
+        expression = _GATES.get(when)
         if expression is None:
-            expression = _GATES[spec.when] = ENV.compile_expression(spec.when, undefined_to_none=False)
+            expression = _GATES[when] = ENV.compile_expression(when, undefined_to_none=False)
         return bool(expression(**context))
     except jinja2.TemplateSyntaxError as exc:
         raise TemplateError(f"invalid 'when' expression: {exc.message}", spec.location("when")) from exc

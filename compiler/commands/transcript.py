@@ -8,21 +8,20 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .. import config
+from ..config import layers
 from ..errors import Location, TranscriptError
 from ..fsutil import write_chunks_atomic
-from . import policy as policies
-from .images import DEFAULT_MAX_SIDE_PX
-from .model import to_json
-from .repair import repair_file
-from .sanitize import SanitizeOptions, sanitize
-from .session import read_session, replay_messages
+from ..transcript import policy as policies
+from ..transcript.images import DEFAULT_MAX_SIDE_PX
+from ..transcript.model import to_json
+from ..transcript.repair import repair_file
+from ..transcript.sanitize import SanitizeOptions, sanitize
+from ..transcript.session import read_session, replay_messages
 
 
-def register(subparsers: Any) -> None:
-    """Add `transcript` and its three sub-commands to a parent parser's subparsers."""
-    transcript = subparsers.add_parser("transcript", help="repair or sanitise stored session transcripts")
-    commands = transcript.add_subparsers(dest="transcript_command", required=True)
+def configure(transcript: argparse.ArgumentParser) -> None:
+    """Add the three transcript sub-commands."""
+    commands = transcript.add_subparsers(dest="transcript_command", required=True, parser_class=type(transcript))
 
     repair = commands.add_parser("repair", help="fix session files on disk (atomic, with a backup)")
     repair.add_argument("files", nargs="+", metavar="FILE", type=Path)
@@ -108,7 +107,7 @@ def _image_limit(args: argparse.Namespace) -> int:
     """`--image-max-dimension`, else `agents.*.imageMaxDimensionPx` from the config layers."""
     if args.image_max_dimension is not None:
         return args.image_max_dimension
-    return config.resolve(config.load(args.config), args.agent).image_max_dimension_px
+    return layers.resolve(layers.load(args.config), args.agent).image_max_dimension_px
 
 
 def run_policy(args: argparse.Namespace) -> int:

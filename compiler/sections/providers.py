@@ -10,10 +10,11 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from . import resources, yamlsrc
-from .errors import Location, PromptcError
-from .model import ResolvedConfig, RunFacts
-from .sections import SLOTS
+from .. import resources
+from ..config import yamlsrc
+from ..errors import Location, PromptcError
+from ..model import ResolvedConfig, RunFacts
+from .catalogue import SLOTS
 from .text import normalise
 
 ENTRY_POINT_GROUP = "promptc.providers"

@@ -7,9 +7,9 @@ import difflib
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from ..errors import Location, RunFactsError
+from ..model import PROMPT_MODES, SESSION_KINDS, RunFacts, Sandbox, Tool
 from . import yamlsrc
-from .errors import Location, RunFactsError
-from .model import PROMPT_MODES, SESSION_KINDS, RunFacts, Sandbox, Tool
 
 Convert = Callable[[Any], Any]
 """Turns a raw value into the field's value, or raises ValueError with a message."""
@@ -128,16 +128,16 @@ def from_mapping(data: Mapping[str, Any], located: yamlsrc.Located | None = None
     return RunFacts(**values)
 
 
-def load(path: Path | None, overrides: Mapping[str, Any]) -> RunFacts:
-    """Run facts from an optional file, then flag overrides (None values are ignored)."""
+def load(path: str | Path | None, overrides: Mapping[str, Any] | None = None) -> RunFacts:
+    """Run facts from an optional YAML/JSON file, then overrides (None values are ignored)."""
     data: dict[str, Any] = {}
     located = None
     if path is not None:
-        located = yamlsrc.load_file(path, RunFactsError)
+        located = yamlsrc.load_file(Path(path), RunFactsError)
         if located.value is not None and not isinstance(located.value, dict):
             raise RunFactsError("run facts must be a mapping", Location(str(path), 1, 1))
         data = dict(located.value or {})
-    data.update({key: value for key, value in overrides.items() if value is not None})
+    data.update({key: value for key, value in (overrides or {}).items() if value is not None})
     return from_mapping(data, located)
 
 

@@ -10,11 +10,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-from . import config, pipeline, resources, runfacts, schema, yamlsrc
-from .emit import context, payloads
-from .errors import ConfigError, Location, PromptcError, UsageError
-from .fsutil import write_text_atomic
-from .model import Prompt
+from .. import pipeline, resources
+from ..config import layers, runfacts, schema, yamlsrc
+from ..emit import context, payloads
+from ..errors import ConfigError, Location, PromptcError, UsageError
+from ..fsutil import write_text_atomic
+from ..model import Prompt
+from .common import EXIT_FOUND, EXIT_OK
 
 SCENARIO_FILE = "scenario.yaml"
 FIXED_NOW = "2000-01-01T00:00:00Z"
@@ -136,7 +138,7 @@ def _sub(located: yamlsrc.Located, key: str) -> yamlsrc.Located:
     return yamlsrc.Located(located.value.get(key), inner, located.path)
 
 
-def _config(directory: Path, value: Any, located: yamlsrc.Located) -> tuple[tuple[config.Layer, ...], tuple[Path, ...]]:
+def _config(directory: Path, value: Any, located: yamlsrc.Located) -> tuple[tuple[layers.Layer, ...], tuple[Path, ...]]:
     """The scenario's config as one layer, and the config file it came from (if any).
 
     An inline tree is a layer located in scenario.yaml, so its errors name that file's lines;
@@ -145,15 +147,16 @@ def _config(directory: Path, value: Any, located: yamlsrc.Located) -> tuple[tupl
     """
     if value is None:
         return (), ()
+    files: tuple[Path, ...] = ()
     if isinstance(value, str):
         path = _input_path(directory, value, located, ("config",), want_dir=False)
         tree, base, files = yamlsrc.load_file(path, ConfigError), path.parent, (path,)
     elif isinstance(value, dict):
-        tree, base, files = _sub(located, "config"), directory, ()
+        tree, base = _sub(located, "config"), directory
     else:
         raise ScenarioError("'config' must be a mapping or a file name", located.where(("config",)))
     _refuse_home_paths(tree)
-    return (config.layer_from(tree, tree.path, base),), files
+    return (layers.layer_from(tree, tree.path, base),), files
 
 
 def _refuse_home_paths(tree: yamlsrc.Located) -> None:
@@ -164,7 +167,7 @@ def _refuse_home_paths(tree: yamlsrc.Located) -> None:
             raise ScenarioError(message, tree.where(where))
 
 
-def _config_paths(layers: Sequence[config.Layer]) -> list[Path]:
+def _config_paths(layers: Sequence[layers.Layer]) -> list[Path]:
     """Every path the config layers name (template and skill dirs, docs, workspaces), resolved."""
     return [Path(text).resolve() for layer in layers for _, text in schema.path_values(layer.data)]
 
@@ -385,9 +388,8 @@ def _summary(drift: Drift) -> str:
 # --------------------------------------------------------------------------- CLI
 
 
-def register(commands: Any) -> None:
-    """Add `promptc snapshot gen|check`."""
-    parser = commands.add_parser("snapshot", help="generate or check the committed prompt snapshots")
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Add `snapshot gen|check`."""
     parser.set_defaults(handler=_no_command)
     sub = parser.add_subparsers(title="snapshot commands", parser_class=type(parser))
     for name, handler, summary in (
@@ -406,8 +408,6 @@ def _no_command(_args: argparse.Namespace) -> int:
 
 
 def _gen(args: argparse.Namespace) -> int:
-    from .cli import EXIT_OK  # deferred: cli imports this module while it loads
-
     drift = gen(args.dir, args.templates)
     updated = len(drift.drifted) + len(drift.missing)
     print(
@@ -418,8 +418,6 @@ def _gen(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from .cli import EXIT_FOUND, EXIT_OK  # deferred: cli imports this module while it loads
-
     drift = check(args.dir, args.templates)
     if drift.clean:
         print(f"promptc: snapshots are current ({drift.scenarios} scenarios, {drift.files} files)")

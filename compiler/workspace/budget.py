@@ -11,8 +11,8 @@ from functools import partial
 from pathlib import Path
 from typing import Callable, Sequence
 
-from .model import Budgets, ContextFile, FileStatus, WorkspaceFile
-from .workspace import read_json_object, write_json_atomic
+from ..model import Budgets, ContextFile, FileStatus, WorkspaceFile
+from .state import read_json_object, write_json_atomic
 
 HEAD_TENTHS = 7
 TAIL_TENTHS = 2
@@ -44,8 +44,7 @@ def truncate_file(name: str, text: str, max_chars: int) -> str:
         return text[: _safe_head_end(text, max_chars)]
     head_end = _head_cut(text, head)
     tail_start = _tail_cut(text, len(text) - tail)
-    marker = marker(head_end, len(text) - tail_start)
-    return _join(text[:head_end], marker, text[tail_start:])
+    return _join(text[:head_end], marker(head_end, len(text) - tail_start), text[tail_start:])
 
 
 def full_marker(name: str, head: int, tail: int, size: int) -> str:

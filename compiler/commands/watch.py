@@ -13,10 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
-from . import cli, config, pipeline, resources
-from .emit import payloads
-from .errors import PromptcError
-from .model import Prompt
+from .. import pipeline, resources
+from ..config import layers
+from ..errors import PromptcError
+from ..model import Prompt
+from . import common
 
 DEBOUNCE_MS = 300
 """Changes closer together than this are one re-render (an editor's save is several events)."""
@@ -106,7 +107,7 @@ def run(args: argparse.Namespace, *, stop_after: int | None = None, timeout: flo
     """
     watchfiles = _watchfiles()
     deadline = None if timeout is None else time.monotonic() + timeout
-    loop = _Loop(render_once(args, None, ()), stop_after, deadline, ready)
+    loop = _Loop(render_once(args, None, []), stop_after, deadline, ready)
     while not loop.finished():
         _watch_targets_once(watchfiles, args, loop)
     return 0
@@ -158,20 +159,15 @@ def render_once(args: argparse.Namespace, previous: Prompt | None, changed: list
     """Compile and print; on bad input print the error and keep the last good prompt."""
     trigger = f"{', '.join(changed)} changed; " if changed else ""
     try:
-        prompt = pipeline.compile_prompt(cli.request_from_args(args))
+        prompt = pipeline.compile_prompt(common.request_from_args(args))
     except PromptcError as exc:
         print(f"promptc: error: {exc}", file=sys.stderr, flush=True)
         return previous
-    cli.emit(_payload(args, prompt), args.out)
+    common.emit(common.render_output(args, prompt), args.out)
     sys.stdout.flush()
     print(f"promptc: {trigger}{stable_summary(previous, prompt)}", file=sys.stderr, flush=True)
     return prompt
 
-
-def _payload(args: argparse.Namespace, prompt: Prompt) -> str:
-    if args.list_sections:
-        return cli.format_section_list(prompt)
-    return payloads.FORMATS[args.format](prompt)
 
 
 def stable_summary(previous: Prompt | None, prompt: Prompt) -> str:
@@ -205,8 +201,8 @@ def watch_targets(args: argparse.Namespace) -> Targets:
     files = [*args.config, *([args.run] if args.run else []), *args.contributions]
     workspace = args.workspace
     try:
-        request = cli.request_from_args(args)
-        cfg = config.resolve(config.load(request.config_paths, request.overrides), agent=request.run.agent)
+        request = common.request_from_args(args)
+        cfg = layers.resolve(layers.load(request.config_paths, request.overrides), agent=request.run.agent)
         dirs += [Path(d) for d in (*cfg.template_dirs, *cfg.skills.extra_dirs)]
         workspace = args.workspace or Path(cfg.workspace)
     except PromptcError:

@@ -15,13 +15,15 @@ import jinja2
 from jinja2 import meta, nodes
 from jinja2.visitor import NodeTransformer
 
-from . import config, sections, yamlsrc
-from .errors import Location, TemplateError
-from .render import ENV
-from .sections import SectionSpec
-from .variables import STABLE, VOLATILE, side_of
+from ..config import layers, yamlsrc
+from ..errors import Location, TemplateError
+from ..sections import catalogue
+from ..sections.catalogue import SectionSpec
+from ..sections.render import ENV
+from ..sections.variables import STABLE, VOLATILE, side_of
+from .common import EXIT_FOUND, EXIT_OK
 
-METADATA_KEYS = sections.REQUIRED_KEYS + sections.OPTIONAL_KEYS
+METADATA_KEYS = catalogue.REQUIRED_KEYS + catalogue.OPTIONAL_KEYS
 PLACEHOLDERS = {"id": "placeholder", "order": 0, "side": "stable", "modes": ["full"], "title": "Placeholder"}
 """Valid stand-ins for missing required keys, so the keys that are present still get checked."""
 UNSUPPORTED_TAGS = {
@@ -78,16 +80,16 @@ def lint(template_dirs: Sequence[Path] = ()) -> Result:
     findings: list[Finding] = []
     effective: dict[str, SectionSpec] = {}
     count = 0
-    for directory, origin in [(Path(d), str(d)) for d in template_dirs] + [(sections.builtin_dir(), "builtin")]:
+    for directory, origin in [(Path(d), str(d)) for d in template_dirs] + [(catalogue.builtin_dir(), "builtin")]:
         specs, problems, files = _read_dir(directory, origin)
         findings += problems
         count += files
         for spec in specs:
             effective.setdefault(spec.id, spec)
     # Built-ins sort first among equal orders, so a clash is reported in the user's file.
-    catalogue = sorted(effective.values(), key=lambda spec: (spec.order, spec.origin != "builtin", spec.path))
-    findings += _duplicate_orders(catalogue)
-    for spec in catalogue:
+    ordered = sorted(effective.values(), key=lambda spec: (spec.order, spec.origin != "builtin", spec.path))
+    findings += _duplicate_orders(ordered)
+    for spec in ordered:
         findings += check_section(spec)
     return Result(tuple(sorted(set(findings))), count)
 
@@ -96,13 +98,13 @@ def config_template_dirs(config_paths: Sequence[Path]) -> list[Path]:
     """`prompt.templateDirs` from these config files (with the built-in defaults under them)."""
     if not config_paths:
         return []
-    return [Path(d) for d in config.resolve(config.load(config_paths), agent=None).template_dirs]
+    return [Path(d) for d in layers.resolve(layers.load(config_paths), agent=None).template_dirs]
 
 
 def _read_dir(directory: Path, origin: str) -> tuple[list[SectionSpec], list[Finding], int]:
     if not directory.is_dir():
         raise TemplateError("template directory not found", Location(str(directory)))
-    paths = sorted(p for p in directory.glob(f"*{sections.SECTION_SUFFIX}") if p.is_file())
+    paths = sorted(p for p in directory.glob(f"*{catalogue.SECTION_SUFFIX}") if p.is_file())
     specs, findings = [], []
     for path in paths:
         spec, problems = read_metadata(path, origin)
@@ -123,9 +125,9 @@ def _duplicate_ids(specs: Sequence[SectionSpec]) -> list[Finding]:
     return findings
 
 
-def _duplicate_orders(catalogue: Sequence[SectionSpec]) -> list[Finding]:
+def _duplicate_orders(ordered: Sequence[SectionSpec]) -> list[Finding]:
     findings = []
-    for before, after in itertools.pairwise(catalogue):
+    for before, after in itertools.pairwise(ordered):
         if before.order == after.order:
             message = f"duplicate section order {after.order} (also used by '{before.id}' in {before.path})"
             findings.append(_at(after, "order", message))
@@ -152,7 +154,7 @@ def _file_lines(spec: SectionSpec) -> list[str]:
 def read_metadata(path: Path, origin: str) -> tuple[SectionSpec | None, list[Finding]]:
     """The section, or None and every metadata problem the file has (not only the first)."""
     try:
-        return sections.read_section(path, origin), []
+        return catalogue.read_section(path, origin), []
     except TemplateError as error:
         return None, _all_metadata_problems(path, error)
 
@@ -171,7 +173,7 @@ def _all_metadata_problems(path: Path, first: TemplateError) -> list[Finding]:
         return [Finding.from_error(first)]
     problems = list(_key_problems(located, path))
     present = located.value
-    values = sections.metadata_problems({**PLACEHOLDERS, **present})
+    values = catalogue.metadata_problems({**PLACEHOLDERS, **present})
     problems += [_located(located, key, text) for key, text in values if key in present]
     return problems or [Finding.from_error(first)]
 
@@ -182,7 +184,7 @@ def _key_problems(located: yamlsrc.Located, path: Path) -> Iterable[Finding]:
             match = difflib.get_close_matches(str(key), METADATA_KEYS, n=1)
             hint = f" (did you mean '{match[0]}'?)" if match else ""
             yield _located(located, key, f"unknown metadata key '{key}'{hint}")
-    for key in sections.REQUIRED_KEYS:
+    for key in catalogue.REQUIRED_KEYS:
         if key not in located.value:
             yield Finding(str(path), 1, 1, f"missing metadata key '{key}'")
 
@@ -306,7 +308,9 @@ def _renders_nothing(body: nodes.Template) -> bool:
 
 def _decided_false(when: str, mode: str) -> bool:
     """Whether `when` is constant-false once `mode` is known (parsed afresh: binding edits the tree)."""
-    test = ENV.parse("{% if " + when + " %}{% endif %}").body[0].test
+    statement = ENV.parse("{% if " + when + " %}{% endif %}").body[0]
+    assert isinstance(statement, nodes.If)
+    test = statement.test
     value = _fold(_BindMode(mode).visit(test), nodes.EvalContext(ENV))
     return value is not _UNKNOWN and not value
 
@@ -328,6 +332,8 @@ def _fold(node: nodes.Node, context: nodes.EvalContext) -> Any:
         return value if value is _UNKNOWN else not value
     if isinstance(node, (nodes.And, nodes.Or)):
         return _fold_logic(node, context)
+    if not isinstance(node, nodes.Expr):
+        return _UNKNOWN
     try:
         return node.as_const(context)
     except Exception:  # noqa: BLE001 - Impossible for unknown names, or whatever the folded operation raises
@@ -346,9 +352,8 @@ def _fold_logic(node: nodes.And | nodes.Or, context: nodes.EvalContext) -> Any:
 # --------------------------------------------------------------------------- CLI
 
 
-def register(commands: Any) -> None:
-    """Add `promptc lint`."""
-    parser = commands.add_parser("lint", help="check section templates: metadata, variables, reachability")
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Add lint's flags."""
     parser.add_argument("--templates", action="append", type=Path, default=[], metavar="DIR",
                         help="user template dir, searched before the built-ins (repeatable)")  # fmt: skip
     parser.add_argument("--config", action="append", type=Path, default=[], metavar="FILE",
@@ -357,8 +362,6 @@ def register(commands: Any) -> None:
 
 
 def _lint(args: argparse.Namespace) -> int:
-    from .cli import EXIT_FOUND, EXIT_OK  # deferred: cli imports this module while it loads
-
     result = lint([*args.templates, *config_template_dirs(args.config)])
     for finding in result.findings:
         print(finding)

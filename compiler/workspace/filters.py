@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from .errors import HookError
-from .model import ResolvedConfig, RunFacts, WorkspaceFile
+from ..errors import HookError
+from ..model import ResolvedConfig, RunFacts, WorkspaceFile
 
 HOOK_ENTRY_POINT_GROUP = "promptc.hooks"
 MEMORY_NAMES = frozenset({"MEMORY.md", "memory.md"})
@@ -198,7 +198,7 @@ def apply_with_drops(
     inputs = FilterInputs(
         cfg, run, setup_complete, str(workspace if workspace is not None else cfg.workspace), plugins
     )
-    current, drops = tuple(files), []
+    current, drops = tuple(files), list[Drop]()
     for step in FILTERS:
         kept = step.run(current, inputs)
         drops.extend(Drop(file.name, step.name) for file in current if file not in kept)

@@ -16,10 +16,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from . import pipeline, runfacts, tokens, yamlsrc
-from .emit import context, payloads
-from .errors import Location, PromptcError
-from .model import Prompt, RunFacts
+from .. import pipeline
+from ..config import runfacts, yamlsrc
+from ..emit import context, payloads, tokens
+from ..errors import Location, PromptcError
+from ..model import Prompt, RunFacts
+from .common import EXIT_FOUND, EXIT_OK, add_input_flags, request_from_args
 
 AXES: tuple[tuple[str, str], ...] = (
     ("agents", "agent"),
@@ -304,11 +306,8 @@ def _stable_file_problems(out: Path, built: Built) -> list[str]:
 # --------------------------------------------------------------------------- CLI
 
 
-def register(commands: Any) -> None:
-    """Add `promptc bundle`: its own flags, then the input flags `render` has."""
-    from .cli import add_input_flags  # deferred: cli imports this module while it loads
-
-    parser = commands.add_parser("bundle", help="compile every variant of a matrix into a content-addressed bundle")
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Add bundle's own flags, then the input flags `render` has."""
     parser.add_argument("--matrix", type=Path, required=True, metavar="FILE",
                         help="YAML lists: agents, sessions, modes, providers, channels")  # fmt: skip
     parser.add_argument("--out", type=Path, required=True, metavar="DIR", help="bundle directory (replaced atomically)")
@@ -318,8 +317,6 @@ def register(commands: Any) -> None:
 
 
 def _bundle(args: argparse.Namespace) -> int:
-    from .cli import EXIT_FOUND, EXIT_OK, request_from_args  # deferred: cli imports this module while it loads
-
     request = request_from_args(args)  # its run facts are the base of every variant
     variants = load_matrix(args.matrix, request.run)
     built = build(variants, request)

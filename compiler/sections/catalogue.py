@@ -9,9 +9,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from . import resources, yamlsrc
-from .errors import Location, TemplateError
-from .model import PROMPT_MODES, SIDES
+from .. import resources
+from ..config import yamlsrc
+from ..errors import Location, TemplateError
+from ..model import PROMPT_MODES, SIDES
 
 SECTION_SUFFIX = ".md.j2"
 SLOTS: tuple[str, ...] = ("interaction_style", "tool_call_style", "execution_bias")

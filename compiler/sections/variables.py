@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from .model import LoadedWorkspace, ResolvedConfig, RunFacts, Tool
+from ..model import LoadedWorkspace, ResolvedConfig, RunFacts, Tool
 from .providers import Contribution
 
 STABLE: dict[str, str] = {

@@ -9,8 +9,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
+import frontmatter as python_frontmatter  # the python-frontmatter distribution
+
+from ..model import ResolvedConfig, Skill, SkillEntry, SkillsBlock
 from . import frontmatter
-from .model import ResolvedConfig, Skill, SkillEntry, SkillsBlock
 
 SKILL_FILE = "SKILL.md"
 MAX_DEPTH = 6
@@ -118,15 +120,34 @@ def _parse_skill(path: Path, size: int, diagnostics: list[str]) -> Skill | None:
     except OSError as error:
         diagnostics.append(f"{path}: cannot be read ({error.strerror or error}); skipped")
         return None
-    split = frontmatter.split(_normalise(raw))
-    metadata = split.metadata or {}
+    found, problem = skill_metadata(_normalise(raw))
+    metadata = found or {}
     description = _single_line(metadata.get("description"))
     if not description:
-        why = split.diagnostic or "no `description` in its frontmatter"
+        why = problem or "no `description` in its frontmatter"
         diagnostics.append(f"{path}: {why}; skill skipped")
         return None
     name = _single_line(metadata.get("name")) or path.parent.name
     return Skill(name, description, str(path), skill_version(raw), metadata)
+
+
+_METADATA_BLOCK = python_frontmatter.YAMLHandler()
+
+
+def skill_metadata(text: str) -> tuple[Mapping[str, Any] | None, str | None]:
+    """A SKILL.md's frontmatter mapping, or None and why not.
+
+    python-frontmatter finds and cuts the block; its normalisation of the body does not matter
+    here, because a skill contributes only its metadata (its version hashes the raw bytes). The
+    block is read by the same safe YAML rules as workspace frontmatter.
+    """
+    if not _METADATA_BLOCK.detect(text):
+        return None, None
+    try:
+        block, _ = _METADATA_BLOCK.split(text)
+    except ValueError:
+        return None, "frontmatter opened on line 1 is never closed"
+    return frontmatter.parse_block(block)
 
 
 def _normalise(raw: bytes) -> str:

@@ -63,7 +63,7 @@ def split(text: str) -> Split:
     closing = _closing_line_index(lines)
     if closing is None:
         return Split(text, None, "frontmatter opened on line 1 is never closed; file kept verbatim")
-    metadata, problem = _parse_block("\n".join(lines[1:closing]))
+    metadata, problem = parse_block("\n".join(lines[1:closing]))
     if problem is not None:
         return Split(text, None, f"{problem}; file kept verbatim")
     return Split(_strip_leading_blank_lines(lines[closing + 1 :]), metadata)
@@ -77,7 +77,7 @@ def _closing_line_index(lines: list[str]) -> int | None:
     return None
 
 
-def _parse_block(block: str) -> tuple[Mapping[str, Any] | None, str | None]:
+def parse_block(block: str) -> tuple[Mapping[str, Any] | None, str | None]:
     """Parse the YAML between the delimiters: (mapping, None) or (None, what went wrong)."""
     try:
         data = yaml.load(block, Loader=_FrontmatterLoader)  # noqa: S506 - a SafeLoader subclass

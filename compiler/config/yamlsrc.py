@@ -8,8 +8,7 @@ from typing import Any
 
 import yaml
 
-from .errors import Location, PromptcError
-
+from ..errors import Location, PromptcError
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 """libyaml's parser when PyYAML was built with it (several times faster), else pure Python."""
@@ -86,7 +85,10 @@ class _Builder:
             return _scalar(node)
         self.open.add(id(node))
         try:
-            return self._mapping(node, key_path) if isinstance(node, yaml.MappingNode) else self._sequence(node, key_path)
+            if isinstance(node, yaml.MappingNode):
+                return self._mapping(node, key_path)
+            assert isinstance(node, yaml.SequenceNode)
+            return self._sequence(node, key_path)
         finally:
             self.open.discard(id(node))
 

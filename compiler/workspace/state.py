@@ -1,0 +1,163 @@
+"""A workspace's own state: `.promptc/workspace-state.json` (setup progress), `promptc init`, and the
+small JSON state files (workspace and session state) read and written atomically."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from .. import fsutil, resources
+from ..errors import Location, WorkspaceError
+from ..model import BOOTSTRAP_FILE_NAMES
+from .loader import MEMORY_FALLBACK_NAME
+
+STATE_RELATIVE_PATH = Path(".promptc") / "workspace-state.json"
+STATE_VERSION = 1
+SEEDED_TEMPLATE_NAMES: tuple[str, ...] = tuple(n for n in BOOTSTRAP_FILE_NAMES if n != "MEMORY.md")
+"""What `promptc init` writes, in load order (MEMORY.md is the agent's own to start)."""
+
+
+# --------------------------------------------------------------------------- setup state
+
+
+@dataclass(frozen=True)
+class WorkspaceState:
+    """`.promptc/workspace-state.json`: when the workspace was seeded and when setup finished."""
+
+    version: int = STATE_VERSION
+    """Format version of the state file."""
+    bootstrap_seeded_at: str | None = None
+    """When `promptc init` wrote BOOTSTRAP.md (ISO 8601, as passed in)."""
+    setup_completed_at: str | None = None
+    """When BOOTSTRAP.md was first seen deleted after seeding."""
+
+    @property
+    def setup_complete(self) -> bool:
+        """Whether BOOTSTRAP.md should no longer be injected."""
+        return self.setup_completed_at is not None
+
+
+def state_path(root: Path) -> Path:
+    """Where the workspace keeps its setup state."""
+    return Path(root) / STATE_RELATIVE_PATH
+
+
+def read_state(root: Path) -> WorkspaceState:
+    """The workspace's setup state; the default (nothing seeded) when there is no state file."""
+    path = state_path(root)
+    data = read_json_object(path, "workspace state")
+    if data is None:
+        return WorkspaceState()
+    return WorkspaceState(
+        version=_state_field(data, "version", int, str(path), default=STATE_VERSION),
+        bootstrap_seeded_at=_state_field(data, "bootstrapSeededAt", str, str(path)),
+        setup_completed_at=_state_field(data, "setupCompletedAt", str, str(path)),
+    )
+
+
+def _state_field(data: dict[str, Any], key: str, kind: type, path: str, default: Any = None) -> Any:
+    """One optional field of the state object, type-checked."""
+    value = data.get(key, default)
+    if value is not None and (not isinstance(value, kind) or isinstance(value, bool)):
+        raise WorkspaceError(
+            f"workspace state field {key!r} must be {kind.__name__}", Location(path)
+        )
+    return value
+
+
+def write_state(root: Path, state: WorkspaceState) -> None:
+    """Persist the setup state atomically."""
+    data: dict[str, Any] = {"version": state.version}
+    if state.bootstrap_seeded_at is not None:
+        data["bootstrapSeededAt"] = state.bootstrap_seeded_at
+    if state.setup_completed_at is not None:
+        data["setupCompletedAt"] = state.setup_completed_at
+    write_json_atomic(state_path(root), data)
+
+
+def next_state(state: WorkspaceState, *, bootstrap_present: bool, now: str) -> WorkspaceState:
+    """Pure rule: a seeded workspace whose BOOTSTRAP.md is gone has completed its setup now."""
+    if state.bootstrap_seeded_at is None or state.setup_complete or bootstrap_present:
+        return state
+    return replace(state, setup_completed_at=now)
+
+
+# --------------------------------------------------------------------------- init
+
+
+def init(root: Path, *, now: str) -> list[str]:
+    """Seed a workspace with our default files, never overwriting; return the names written.
+
+    BOOTSTRAP.md (the first-run setup guide) is written only into a brand-new workspace: no
+    bootstrap file present and no setup recorded. Writing it records `bootstrapSeededAt = now`.
+    """
+    root = Path(root)
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise WorkspaceError(f"cannot create the workspace: {error.strerror or error}", Location(str(root))) from error
+    state = read_state(root)
+    brand_new = _is_brand_new(root, state)
+    written = [
+        name
+        for name in SEEDED_TEMPLATE_NAMES
+        if (name != "BOOTSTRAP.md" or brand_new) and _write_new(root / name, template_text(name))
+    ]
+    if "BOOTSTRAP.md" in written:
+        write_state(root, replace(state, bootstrap_seeded_at=now))
+    return written
+
+
+def _is_brand_new(root: Path, state: WorkspaceState) -> bool:
+    """No bootstrap file (or memory.md) exists and no setup was ever recorded."""
+    entries = set(os.listdir(root))
+    known = set(BOOTSTRAP_FILE_NAMES) | {MEMORY_FALLBACK_NAME}
+    recorded = state.bootstrap_seeded_at is not None or state.setup_complete
+    return not recorded and not (entries & known)
+
+
+def _write_new(path: Path, text: str) -> bool:
+    """Create `path` with `text` unless it exists already; True when written."""
+    try:
+        with open(path, "x", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+    except FileExistsError:
+        return False
+    return True
+
+
+def template_text(name: str) -> str:
+    """The text of one of our built-in workspace templates (`templates/workspace/<name>`)."""
+    return (resources.templates_root() / "workspace" / name).read_text(encoding="utf-8")
+
+
+# --------------------------------------------------------------------------- JSON state files
+
+
+def read_json_object(path: Path, what: str) -> dict[str, Any] | None:
+    """A small JSON state file's top-level object, or None when the file does not exist.
+
+    Anything unreadable is a WorkspaceError naming `what` and, for bad JSON, the line and column.
+    """
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as error:
+        raise WorkspaceError(f"cannot read {what}: {error}", Location(str(path))) from error
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        where = Location(str(path), error.lineno, error.colno)
+        raise WorkspaceError(f"{what} is not valid JSON: {error.msg}", where) from error
+    if not isinstance(data, dict):
+        raise WorkspaceError(f"{what} must be a JSON object", Location(str(path)))
+    return data
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    """Write `data` as indented JSON, atomically (temp file beside it, then rename)."""
+    fsutil.write_text_atomic(Path(path), json.dumps(data, indent=2, ensure_ascii=False) + "\n")

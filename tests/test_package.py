@@ -1,0 +1,196 @@
+"""The installed package (issue 8): imports as `promptc` (never `compiler`), ships its types and
+templates, has a version, and no module imports one that imports it back."""
+
+from __future__ import annotations
+
+import ast
+import re
+import os
+import subprocess
+import sys
+import tomllib
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO
+
+PACKAGE_DIR = REPO / "compiler"
+TOP = "promptc"
+
+
+# --------------------------------------------------------------------------- import graph
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE_DIR).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join([TOP, *parts])
+
+
+def _modules() -> dict[str, Path]:
+    return {_module_name(path): path for path in sorted(PACKAGE_DIR.rglob("*.py"))}
+
+
+def _imports(name: str, path: Path, known: set[str]) -> set[str]:
+    """Every promptc module `path` imports, at any depth of the file (deferred imports count)."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names if alias.name.split(".")[0] == TOP)
+        elif isinstance(node, ast.ImportFrom):
+            base = _absolute(node, package)
+            if base is None:
+                continue
+            for alias in node.names:
+                submodule = f"{base}.{alias.name}"
+                found.add(submodule if submodule in known else base)
+    return found & known
+
+
+def _absolute(node: ast.ImportFrom, package: str) -> str | None:
+    if node.level == 0:
+        return node.module if node.module and node.module.split(".")[0] == TOP else None
+    parts = package.split(".")
+    base = parts[: len(parts) - (node.level - 1)]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module, or a module importing itself."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in sorted(graph[node]):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1 or node in graph[node]:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_module_imports_a_module_that_imports_it_back():
+    modules = _modules()
+    graph = {name: _imports(name, path, set(modules)) - {name} for name, path in modules.items()}
+    assert len(graph) > 40  # the walk really saw the package
+    assert "promptc.pipeline" in graph["promptc.commands.common"]  # and really resolved imports
+    assert _cycles(graph) == []
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert _cycles(graph) == [["a", "b", "c"]]
+
+
+def test_no_command_module_imports_the_front_end():
+    """Commands share `commands.common`; only the front end knows every command."""
+    modules = _modules()
+    for name, path in modules.items():
+        if name.startswith("promptc.commands.") and name != "promptc.commands.cli":
+            assert "promptc.commands.cli" not in _imports(name, path, set(modules)), name
+
+
+# --------------------------------------------------------------------------- the wheel
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory) -> tuple[Path, Path]:
+    """The project built as a wheel (as `pip install .` would) and installed into a target dir."""
+    root = tmp_path_factory.mktemp("wheel")
+    build = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(root / "dist"), str(REPO)],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert build.returncode == 0, build.stderr
+    wheel = next((root / "dist").glob("promptc-*.whl"))
+    target = root / "site"
+    install = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target), str(wheel)],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert install.returncode == 0, install.stderr
+    return wheel, target
+
+
+def _run(target: Path, cwd: Path, *argv: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(target)}
+    return subprocess.run([sys.executable, *argv], cwd=cwd, env=env, capture_output=True, text=True)
+
+
+def test_the_wheel_ships_the_types_marker_every_module_and_no_compiler_package(installed):
+    wheel, _ = installed
+    names = set(zipfile.ZipFile(wheel).namelist())
+    assert "promptc/py.typed" in names
+    assert not any(name.startswith("compiler/") for name in names)
+    sources = {f"promptc/{p.relative_to(PACKAGE_DIR).as_posix()}" for p in PACKAGE_DIR.rglob("*.py")}
+    assert sources <= names, sorted(sources - names)
+    assert any(name.startswith("promptc_templates/sections/") for name in names)
+
+
+def test_installed_package_imports_as_promptc_with_its_version_and_never_as_compiler(installed, tmp_path):
+    _, target = installed
+    expected = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
+    version = _run(target, tmp_path, "-c", "import promptc; print(promptc.__version__)")
+    assert version.returncode == 0, version.stderr
+    assert version.stdout.strip() == expected
+    legacy = _run(target, tmp_path, "-c", "import compiler")
+    assert legacy.returncode != 0 and "No module named 'compiler'" in legacy.stderr
+    cli = _run(target, tmp_path, "-m", "promptc", "--version")
+    assert cli.stdout.strip() == f"promptc {expected}"
+
+
+def test_python_dash_m_promptc_renders_the_example_from_the_checkout(installed):
+    _, target = installed
+    done = _run(target, REPO, "-m", "promptc", "render", "--config", "examples/config.yaml", "--run", "examples/run.yaml")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("<!-- PROMPT_CACHE_BOUNDARY -->") == 1
+    assert "## Tooling" in done.stdout
+
+
+def test_version_from_the_console_entry_point(run_cli, capsys):
+    code, out, _ = run_cli("--version")
+    expected = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
+    assert code == 0 and out.strip() == f"promptc {expected}"
+
+
+IMPORT_NAMES = {"jinja2": "jinja2", "pyyaml": "yaml", "markdown-it-py": "markdown_it", "python-frontmatter": "frontmatter"}
+"""Runtime distribution -> the top-level module it provides."""
+
+
+def test_every_runtime_dependency_is_imported_by_the_package():
+    declared = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["dependencies"]
+    names = {re.split(r"[<>=!~ \[]", spec, maxsplit=1)[0].lower() for spec in declared}
+    assert names == set(IMPORT_NAMES)
+    imported: set[str] = set()
+    for path in PACKAGE_DIR.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                imported.update(alias.name.split(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                imported.add(node.module.split(".")[0])
+    assert {IMPORT_NAMES[name] for name in names} <= imported
