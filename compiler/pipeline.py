@@ -5,20 +5,16 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Mapping
 
 from .config import layers
 from .errors import Location, WorkspaceError
-from .model import ContextFile, LoadedWorkspace, Prompt, ResolvedConfig, RunFacts
-from .sections import catalogue, providers, render, text, variables
+from .model import LoadedWorkspace, Prompt, ResolvedConfig, RunFacts
+from .sections import catalogue, harness, providers, render, variables
 from .workspace import budget, filters, heartbeat, loader, skills, state
-
-CODEX_DEVELOPER_FILES = ("SOUL.md", "IDENTITY.md", "TOOLS.md", "USER.md")
-"""With the codex harness these files go to the developer surface instead of the prompt."""
-
 
 @dataclass(frozen=True)
 class Request:
@@ -107,7 +103,7 @@ def compile_pending(request: Request) -> tuple[Prompt, StateUpdate]:
     mode = request.run.effective_mode
     specs = catalogue.discover([*request.template_dirs, *cfg.template_dirs])
     selected = catalogue.select(specs, mode, dict(contribution.section_overrides))
-    routed = route_for_harness(loaded, request.run)
+    routed = harness.route(loaded, request.run)
     shown_dir = _display_workspace(configs, cfg, request, root)
     contexts = variables.build(cfg, request.run, routed, contribution, shown_dir)
     rendered = render.render(selected, contexts, cfg.boundary_marker, mode)
@@ -174,49 +170,6 @@ def _display_workspace(configs: layers.ConfigSet, cfg: ResolvedConfig, request: 
     return cfg.workspace
 
 
-# --------------------------------------------------------------------------- codex harness
-
-
-def route_for_harness(loaded: LoadedWorkspace, run: RunFacts) -> LoadedWorkspace:
-    """With the codex harness, keep only files that still belong in the instructions."""
-    if run.harness != "codex":
-        return loaded
-    kept = tuple(f for f in loaded.files if _stays_in_instructions(f, run))
-    return replace(loaded, files=kept)
-
-
-def _stays_in_instructions(f: ContextFile, run: RunFacts) -> bool:
-    if f.name in ("AGENTS.md", *CODEX_DEVELOPER_FILES):
-        return False  # the harness finds AGENTS.md itself; the others go to the developer surface
-    return not (f.name.lower() == "memory.md" and run.memory_tools)
-
-
-def codex_surfaces(instructions: str, loaded: LoadedWorkspace, run: RunFacts, marker: str) -> dict[str, str]:
-    """The three codex surfaces: instructions, developer files, and the per-turn notes."""
-    developer = "\n\n".join(
-        f"## {f.name}\n\n{text.neutralise(f.text, marker)}"
-        for f in loaded.files
-        if f.name in CODEX_DEVELOPER_FILES and f.injected
-    )
-    return {"instructions": instructions, "developer": developer, "turn": _codex_turn(loaded, run, marker)}
-
-
-def _codex_turn(loaded: LoadedWorkspace, run: RunFacts, marker: str) -> str:
-    parts = []
-    if loaded.skills.text:
-        parts.append("Skills you can load by reading their SKILL.md:\n\n" + loaded.skills.text)
-    if run.session == "heartbeat" and _heartbeat_has_tasks(loaded):
-        parts.append("This is a heartbeat turn: read HEARTBEAT.md in the workspace and follow it.")
-    if run.memory_tools:
-        parts.append("Workspace memory is not pasted here: look things up with memory_search and memory_get.")
-    return text.neutralise("\n\n".join(parts), marker)
-
-
-def _heartbeat_has_tasks(loaded: LoadedWorkspace) -> bool:
-    present = any(f.name == "HEARTBEAT.md" and f.status in ("ok", "truncated") for f in loaded.files)
-    return present and not loaded.heartbeat_skip
-
-
 # --------------------------------------------------------------------------- result
 
 
@@ -224,7 +177,7 @@ def _assemble(
     rendered: render.Rendered, cfg: ResolvedConfig, run: RunFacts, loaded: LoadedWorkspace, notes: tuple[str, ...]
 ) -> Prompt:
     mode = run.effective_mode
-    surfaces = codex_surfaces(rendered.text, loaded, run, cfg.boundary_marker) if run.harness == "codex" else None
+    surfaces = harness.codex_surfaces(rendered.text, loaded, run, cfg.boundary_marker) if run.harness == "codex" else None
     return Prompt(
         stable=rendered.stable,
         volatile=rendered.volatile,
