@@ -17,6 +17,7 @@ from promptc import Request, RunFacts, Tool, compile_prompt, to_anthropic, to_be
 from conftest import EXAMPLES
 from sdk_server import server  # noqa: F401 - a fixture
 
+
 def _prompt(model: str) -> Any:
     run = RunFacts(channel="telegram", chat_type="direct", model=model, tools=(Tool("read", "Read a file"),))
     return compile_prompt(Request(run=run, config_paths=(EXAMPLES / "config.yaml",), now="2026-01-01T00:00:00Z"))
