@@ -12,7 +12,6 @@ import sys
 import pytest
 
 from conftest import REPO
-from sdk_server import server  # noqa: F401 - a fixture
 
 README = (REPO / "README.md").read_text(encoding="utf-8")
 SNIPPETS = re.findall(r"```python\n(.*?)```", README, flags=re.DOTALL)

@@ -15,7 +15,6 @@ import pytest
 from promptc import Request, RunFacts, Tool, compile_prompt, to_anthropic, to_bedrock, to_openai, to_responses
 
 from conftest import EXAMPLES
-from sdk_server import server  # noqa: F401 - a fixture
 
 
 def _prompt(model: str) -> Any:
