@@ -26,12 +26,16 @@ import openclaw_ref as ref  # noqa: E402
 
 VARIANT_CHANGES: tuple[dict, ...] = (
     {},
+    # Before the delegation variant: the two sections exclude each other, and the builder's own
+    # order (the first seen, when nothing else decides) puts this one first.
+    {"proactiveSubagentOrchestration": True},
     {"channel": "webchat", "model_aliases": {"sonnet": "anthropic/claude-sonnet-4-6"}, "reasoning_tag_hint": True,
      "delegation_mode": "prefer", "sandbox": {"enabled": True, "containerWorkspaceDir": "/sandbox"},
      "tools_extra": ["subagents", "skill_workshop"]},
-    {"proactiveSubagentOrchestration": True},
 )  # fmt: skip
 """Changes over the harness's example turn; together they switch on every section."""
+ALIASES = {"## Subagent Context": "## Conversation Context"}
+"""Headings the builder uses for the same slot in another mode: merged as one, listed right after it."""
 WORKSPACES = ("openclaw-templates-2026.9.6", "okbest2024-backup")
 """A workspace with a pending BOOTSTRAP.md and one whose MEMORY.md is cut (the truncation notice)."""
 
@@ -70,7 +74,7 @@ def merge(runs: list[list[str]]) -> list[str]:
     """One order consistent with every run (ties broken by first appearance)."""
     first_seen: dict[str, int] = {}
     graph: dict[str, set[str]] = {}
-    for run in runs:
+    for run in ([ALIASES.get(h, h) for h in run] for run in runs):
         for index, heading in enumerate(run):
             first_seen.setdefault(heading, len(first_seen))
             graph.setdefault(heading, set()).update(run[:index])
@@ -81,6 +85,10 @@ def merge(runs: list[list[str]]) -> list[str]:
         ready = sorted(sorter.get_ready(), key=first_seen.__getitem__)
         order.extend(ready)
         sorter.done(*ready)
+    seen = {heading for run in runs for heading in run}
+    for alias, primary in ALIASES.items():
+        if alias in seen:
+            order.insert(order.index(primary) + 1, alias)
     return order
 
 

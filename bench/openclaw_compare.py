@@ -6,7 +6,8 @@ OpenClaw implies without one (heartbeats on, so HEARTBEAT.md is loaded; the fact
 only the facts' one skill). Reports, per case:
 
 - headings: our rendered sections that have an OpenClaw heading (templates/section_order.yaml)
-  against OpenClaw's structural headings, as id sequences (file headings aside);
+  against OpenClaw's structural headings, as id sequences (file headings aside); and the heading
+  lines themselves, word for word;
 - files: the set of (file, side) injected;
 - the built-in guidance size for okbest2024-backup main/full: the prompt minus file headings,
   file bodies and the skills list.
@@ -39,11 +40,13 @@ def warm_cache(all_cases: list[tuple[Path, str, str]], facts: dict, workers: int
 
 
 def compare(all_cases, facts, table, show: int) -> None:
-    heading_ok = files_ok = 0
+    heading_ok = files_ok = literal_ok = 0
     shown = 0
     for ws, kind, mode in all_cases:
-        ours_ids, ours_files = ref.promptc_structure(ref.promptc(ws, facts, kind, mode), table)
-        theirs_ids, theirs_files = ref.openclaw_structure(ref.openclaw(ws, facts, kind, mode), table)
+        prompt, result = ref.promptc(ws, facts, kind, mode), ref.openclaw(ws, facts, kind, mode)
+        ours_ids, ours_files = ref.promptc_structure(prompt, table)
+        theirs_ids, theirs_files = ref.openclaw_structure(result, table)
+        literal_ok += ref.literal_headings(prompt) == ref.openclaw_literal_headings(result)
         heading_ok += ours_ids == theirs_ids
         files_ok += ours_files == theirs_files
         if (ours_ids != theirs_ids or ours_files != theirs_files) and shown < show:
@@ -54,7 +57,9 @@ def compare(all_cases, facts, table, show: int) -> None:
             if ours_files != theirs_files:
                 print(f"    files only ours: {sorted(ours_files - theirs_files)}; only theirs: {sorted(theirs_files - ours_files)}")
     total = len(all_cases)
-    print(f"headings match: {heading_ok}/{total}; files and sides match: {files_ok}/{total}")
+    print(f"section headings match (through the order table): {heading_ok}/{total}")
+    print(f"heading lines match word for word: {literal_ok}/{total}")
+    print(f"injected files and sides match: {files_ok}/{total}")
 
 
 def guidance(facts) -> None:

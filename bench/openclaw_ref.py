@@ -186,6 +186,17 @@ def _next_file(headings: list[str], index: int) -> str | None:
     return match.group("name") if match else None
 
 
+def literal_headings(prompt) -> list[str]:
+    """The `#` / `##` heading that opens each rendered section, as text."""
+    firsts = (s.text.split("\n", 1)[0] for s in prompt.sections)
+    return [line for line in firsts if re.match(r"^#{1,2} ", line)]
+
+
+def openclaw_literal_headings(result: dict[str, Any]) -> list[str]:
+    """OpenClaw's structural headings without the file headings."""
+    return [h for h in result["headings"] if not FILE_HEADING.match(h)]
+
+
 def promptc_structure(prompt, table: dict[str, Any]) -> tuple[list[str], set[tuple[str, str]]]:
     """(ids of rendered sections OpenClaw has a heading for, {(file, side)}) of a promptc prompt."""
     with_heading = {section for section, row in table["sections"].items() if row["openclaw"]}

@@ -12,6 +12,8 @@ from hypothesis import strategies as st
 
 from promptc import Request, RunFacts, Tool, compile_prompt
 from promptc.emit import payloads
+from promptc.model import ExecSession
+from promptc.pipeline import compile_pending
 from promptc.workspace import budget
 
 from conftest import CORPUS
@@ -224,6 +226,133 @@ def test_inline_buttons_give_the_buttons_hint_and_point_approvals_to_the_card(ma
     assert "approval card" not in section(plain, "approvals")
 
 
+# --------------------------------------------------------------------------- 9: what OpenClaw has
+
+
+def test_reasoning_format_is_stable_and_only_with_the_tag_hint(make_workspace):
+    prompt = _memory(make_workspace, reasoning_tag_hint=True)
+    text = section(prompt, "reasoning_format")
+    assert "<think>" in text and "<final>" in text and text in prompt.stable
+    assert ids(prompt).index("output_directives") < ids(prompt).index("reasoning_format") < ids(prompt).index("silent_replies")
+    assert "reasoning_format" not in ids(compile_prompt(Request(workspace=make_workspace({}, "b"))))
+
+
+def test_proactive_orchestration_replaces_the_delegation_preference(make_workspace):
+    ws = make_workspace({})
+    run = RunFacts(tools=(Tool("sessions_spawn"),))
+    on = ("agents.defaults.subagents.proactiveOrchestration=true", "agents.defaults.subagents.delegationMode=prefer")
+    prompt = compile_prompt(Request(run=run, workspace=ws, overrides=on))
+    assert "proactive_orchestration" in ids(prompt) and "subagent_delegation" not in ids(prompt)
+    assert ids(prompt).index("tooling") < ids(prompt).index("proactive_orchestration") < ids(prompt).index("tool_call_style")
+    prefer = compile_prompt(Request(run=run, workspace=ws, overrides=on[1:]))
+    assert "subagent_delegation" in ids(prefer) and "proactive_orchestration" not in ids(prefer)
+
+
+def test_deferred_tools_are_listed_under_their_own_heading(make_workspace):
+    prompt = _memory(make_workspace, tools=(Tool("read"),), deferred_tools=(Tool("calendar_sync", "Sync calendars"),))
+    tooling = section(prompt, "tooling")
+    assert "### Tools loaded on demand" in tooling and "- calendar_sync: Sync calendars" in tooling
+    assert tooling.index("- read:") < tooling.index("### Tools loaded on demand")
+
+
+def test_acp_spawn_guidance_needs_acp_sessions_spawn_and_no_sandbox(make_workspace):
+    from promptc import Sandbox
+
+    ws = make_workspace({})
+    run = RunFacts(tools=(Tool("sessions_spawn"),))
+    acp = ("acp.enabled=true",)
+    assert 'runtime: "acp"' in section(compile_prompt(Request(run=run, workspace=ws, overrides=acp)), "tooling")
+    assert 'runtime: "acp"' not in section(compile_prompt(Request(run=run, workspace=ws)), "tooling")
+    sandboxed = RunFacts(tools=run.tools, sandbox=Sandbox(True, ("/box",)))
+    assert 'runtime: "acp"' not in section(compile_prompt(Request(run=sandboxed, workspace=ws, overrides=acp)), "tooling")
+
+
+def test_active_exec_sessions_are_in_runtime_on_one_line_each(make_workspace):
+    sessions = (ExecSession("proc-7", "running", "npm run\nwatch", 4242, "/srv/app"), ExecSession("proc-9"))
+    runtime = section(_memory(make_workspace, exec_sessions=sessions), "runtime")
+    assert "- proc-7 running pid=4242 cwd=/srv/app: npm run watch" in runtime
+    assert "- proc-9 running\n" in runtime + "\n"
+
+
+def test_a_git_workspace_gets_the_commit_reminder(make_workspace):
+    ws = make_workspace({"AGENTS.md": "Rules.\n"})
+    assert "commit" not in section(compile_prompt(Request(workspace=ws)), "workspace")
+    (ws / ".git").mkdir()
+    assert "git repository: once you have changed files in it, commit" in section(compile_prompt(Request(workspace=ws)), "workspace")
+
+
+def test_a_workspace_inside_another_repository_is_not_a_git_workspace(make_workspace):
+    ws = make_workspace({"inner/AGENTS.md": "Rules.\n"})
+    (ws / ".git").mkdir()
+    assert "commit" not in section(compile_prompt(Request(workspace=ws / "inner")), "workspace")
+
+
+def test_fs_workspace_only_adds_the_scratch_file_line(make_workspace):
+    prompt = compile_prompt(Request(workspace=make_workspace({}), overrides=("tools.fs.workspaceOnly=true",)))
+    assert "`tools.fs.workspaceOnly`" in section(prompt, "workspace") and ".openclaw/tmp/" in prompt.stable
+
+
+def test_telegram_rich_text_and_channel_hints_and_sessions_send(make_workspace):
+    tools = (Tool("message"), Tool("sessions_send"))
+    hints = ("Threads: answer inside the thread you were asked in.",)
+    rich = _memory(make_workspace, channel="telegram", capabilities=("richText",), tools=tools, message_tool_hints=hints)
+    messaging = section(rich, "messaging")
+    assert "Telegram rich text is on" in messaging and "sessions_send" in messaging
+    assert "- Threads: answer inside the thread you were asked in." in messaging
+    plain = compile_prompt(Request(run=RunFacts(channel="telegram"), workspace=make_workspace({}, "b")))
+    assert "Telegram rich text is off" in section(plain, "messaging")
+    other = compile_prompt(Request(run=RunFacts(channel="discord"), workspace=make_workspace({}, "c")))
+    assert "Telegram" not in section(other, "messaging")
+
+
+def test_the_control_ui_section_gives_the_embed_syntax(make_workspace):
+    ui = section(_memory(make_workspace, channel="webchat"), "control_ui")
+    assert '[embed ref="cv_123" title="Status" height="320" /]' in ui and "file://" in ui
+
+
+def test_core_tools_given_without_a_summary_get_ours_and_others_stay_bare(make_workspace):
+    tooling = section(_memory(make_workspace, tools=(Tool("exec"), Tool("my_plugin"), Tool("read", "Mine."))), "tooling")
+    assert "- exec: run a shell command" in tooling and "- my_plugin\n" in tooling + "\n"
+    assert "- read: Mine." in tooling
+
+
+def test_new_run_facts_load_from_a_run_file(write_yaml):
+    from promptc import load_run_facts
+
+    facts = load_run_facts(write_yaml("run.yaml", """
+reasoning_tag_hint: true
+deferred_tools: [calendar_sync, {name: crm, summary: Customer records}]
+exec_sessions: [{id: p1, status: waiting, name: make, pid: 7, cwd: /w}]
+message_tool_hints: [Reply in threads.]
+"""))
+    assert facts.reasoning_tag_hint and facts.memory_tools is None
+    assert [t.name for t in facts.deferred_tools] == ["calendar_sync", "crm"]
+    assert facts.exec_sessions == (ExecSession("p1", "waiting", "make", 7, "/w"),)
+    assert facts.message_tool_hints == ("Reply in threads.",)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("exec_sessions: [{status: running}]\n", "exec_sessions: each exec session must be a mapping with an `id`"),
+        ("exec_sessions: [{id: a, pid: x}]\n", "the pid of exec session 'a' must be a whole number"),
+        ("reasoning_tag_hint: maybe\n", "reasoning_tag_hint: expected true or false"),
+    ],
+)
+def test_bad_new_run_facts_are_one_line_errors(run_cli, write_yaml, make_workspace, text, message):
+    code, _, err = run_cli("render", "--workspace", make_workspace({}), "--run", write_yaml("run.yaml", text))
+    assert code == 2 and message in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    "setting",
+    ["agents.defaults.memoryInGroups=maybe", "memory.citations=sometimes", "tools.fs.workspaceOnly=1", "acp.enabled=yes please"],
+)
+def test_bad_new_config_values_are_errors(run_cli, make_workspace, setting):
+    code, _, err = run_cli("render", "--workspace", make_workspace({}), "--set", setting)
+    assert code == 2 and setting.split("=")[0] in err
+
+
 # --------------------------------------------------------------------------- 11: file boundaries
 
 
@@ -345,17 +474,13 @@ TURN_TOOLS = (
 @pytest.fixture(scope="module")
 def okbest_guidance() -> str:
     """okbest2024-backup main/full for the comparison turn, without file sections and skills list."""
-    if not OKBEST.is_dir():
-        pytest.skip("../shared/corpus is not present in this checkout")
     run = RunFacts(
         channel="telegram", chat_type="group", capabilities=("inlineButtons",),
         tools=tuple(Tool(name) for name in TURN_TOOLS), owners=("+15551230000",),
         extra_prompt="Group chat: platform team. Be brief.", model="anthropic/claude-sonnet-4-6",
         reactions="minimal", tts_hint="Voice (TTS) is enabled. Keep spoken text short.", thinking="low",
     )  # fmt: skip
-    prompt, _ = __import__("promptc.pipeline", fromlist=["x"]).compile_pending(
-        Request(run=run, workspace=OKBEST, env={}, overrides=("agents.defaults.userTimezone=Europe/Berlin",))
-    )
+    prompt, _ = compile_pending(Request(run=run, workspace=OKBEST, env={}, overrides=("agents.defaults.userTimezone=Europe/Berlin",)))
     kept = [s.text for s in prompt.sections if s.id not in ("project_context", "dynamic_context")]
     return "\n\n".join(kept).replace(prompt.skills.text, "")
 
@@ -392,6 +517,7 @@ GUIDANCE_POINTS = {
 }
 
 
+@pytest.mark.skipif(not OKBEST.is_dir(), reason="../shared/corpus is not present in this checkout")
 @pytest.mark.parametrize("point", sorted(GUIDANCE_POINTS))
 def test_okbest_main_full_guidance_covers_the_point(okbest_guidance, point):
     assert re.search(GUIDANCE_POINTS[point], okbest_guidance, re.S), point

@@ -86,7 +86,7 @@ def test_once_warning_mode_through_the_cli(run_cli, make_workspace, tmp_path):
     state = tmp_path / "session.json"
     base = ("render", "--workspace", ws, "--set", "agents.defaults.bootstrapMaxChars=1000",
             "--set", "agents.defaults.bootstrapPromptTruncationWarning=once", "--session-state", state)  # fmt: skip
-    notice = "## Bootstrap Notice"
+    notice = "## Bootstrap Context Notice"
     assert notice in run_cli(*base)[1]
     assert notice not in run_cli(*base)[1]
     assert notice in run_cli(*base, "--set", "agents.defaults.bootstrapMaxChars=2000")[1]

@@ -116,7 +116,7 @@ def test_minimal_mode_drops_exactly_the_full_only_sections(everything):
     expected = [i for i in STABLE_ORDER + VOLATILE_ORDER if i not in FULL_ONLY]
     assert rendered_ids(prompt) == expected
     assert "## Subagent Context" in prompt.volatile
-    assert "## Group Chat Context" not in prompt.volatile
+    assert "## Conversation Context" not in prompt.volatile
 
 
 def test_subagent_session_defaults_to_minimal_mode(everything):
