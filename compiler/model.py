@@ -407,7 +407,7 @@ class WorkspaceFacts:
     """What the workspace directory itself tells us, besides its bootstrap files."""
 
     git_repo: bool = False
-    """The workspace is (inside) a git work tree."""
+    """The workspace root holds its own `.git` (a clone, a linked worktree or a submodule)."""
     looked_at: tuple[str, ...] = ()
     """Paths the probe examined, so a watcher knows what can change the answer."""
 

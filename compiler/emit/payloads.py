@@ -107,9 +107,8 @@ def _cached_and_fresh(prompt: Prompt) -> tuple[list[str], list[str]]:
     """(texts that belong before the cache point, texts after it), empty ones left out; the
     first list always has the stable part."""
     surfaces = prompt.surfaces or {}
-    cached = [prompt.stable] + [text for text in (surfaces.get("developer", ""),) if text]
-    fresh = [text for text in (prompt.volatile, surfaces.get("turn", "")) if text]
-    return cached, fresh
+    developer, turn = surfaces.get("developer", ""), surfaces.get("turn", "")
+    return [prompt.stable, *([developer] if developer else [])], [text for text in (prompt.volatile, turn) if text]
 
 
 def _surface_texts(prompt: Prompt) -> list[str]:

@@ -49,7 +49,8 @@ def _codex_turn(loaded: LoadedWorkspace, run: RunFacts, marker: str) -> str:
     if run.session == "heartbeat" and _heartbeat_has_tasks(loaded):
         parts.append("This is a heartbeat turn: read HEARTBEAT.md in the workspace and follow it.")
     if run.has_memory_tools:
-        parts.append("Workspace memory is not pasted here: look things up with memory_search and memory_get.")
+        tools = " and ".join(sorted(run.memory_tool_names, reverse=True))  # memory_search first
+        parts.append(f"Workspace memory is not pasted here: look things up with {tools}.")
     return text.neutralise("\n\n".join(parts), marker)
 
 

@@ -89,14 +89,10 @@ def truncate_with_digest(name: str, text: str, max_chars: int) -> str:
 
 
 def digest_lines(name: str, head: int, tail: int, size: int, chosen: list[str], left_out: int) -> list[str]:
-    """The marker, the digest heading and lines, and the count of rule lines that did not fit."""
-    lines = [f"[... {name} cut: kept {head}+{tail} of {size} chars; read the file for the rest ...]"]
-    if chosen:
-        lines.append(f"[rule lines from the cut part of {name}, in their original order:]")
-        lines.extend(chosen)
-    if left_out:
-        lines.append(f"[... {left_out} more rule lines did not fit ...]")
-    return lines
+    """The usual cut marker, the digest's label and lines, and how many rule lines did not fit."""
+    label = f"[rule lines from the cut part of {name}, in their original order:]"
+    omitted = [f"[... {left_out} more rule lines did not fit ...]"] if left_out else []
+    return [full_marker(name, head, tail, size), label, *chosen, *omitted]
 
 
 def rule_digest(middle: str, budget: int) -> tuple[list[str], int]:
