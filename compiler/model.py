@@ -57,6 +57,26 @@ class Sandbox:
 
 
 @dataclass(frozen=True)
+class ExecSession:
+    """A background exec session still running in this scope."""
+
+    id: str
+    """The session id the process tool takes."""
+    status: str = "running"
+    """What the runtime reports (`running`, `waiting`, ...)."""
+    name: str = ""
+    """The command or label it was started with."""
+    pid: int | None = None
+    """Process id, when known."""
+    cwd: str | None = None
+    """Working directory, when known."""
+
+
+MEMORY_TOOL_NAMES: tuple[str, ...] = ("memory_search", "memory_get")
+"""The tools that make workspace memory searchable."""
+
+
+@dataclass(frozen=True)
 class RunFacts:
     """Everything about one turn that is not config (SPEC 3.2). Keys match `--run` files."""
 
@@ -117,12 +137,20 @@ class RunFacts:
     """Text-to-speech hint."""
     heartbeat_prompt: str | None = None
     """Heartbeat prompt override for this turn; None uses the configured one."""
-    memory_tools: bool = False
-    """Whether memory_search / memory_get are available."""
+    memory_tools: bool | None = None
+    """Whether memory_search / memory_get are available; None derives it from `tools`."""
     light_context: bool = False
     """Lightweight bootstrap context (heartbeat keeps HEARTBEAT.md only; cron keeps nothing)."""
     startup_memory: str | None = None
     """Recent daily-memory excerpt on the first turn after /new or /reset."""
+    reasoning_tag_hint: bool = False
+    """The provider reads reasoning out of tagged reply blocks, so the reply format is spelled out."""
+    deferred_tools: tuple[Tool, ...] = ()
+    """Tools whose schemas are not sent up front: the model loads one before calling it."""
+    exec_sessions: tuple[ExecSession, ...] = ()
+    """Background exec sessions still running in this scope."""
+    message_tool_hints: tuple[str, ...] = ()
+    """Extra lines the channel adds to the message-tool guidance."""
 
     @property
     def effective_mode(self) -> PromptMode:
@@ -130,6 +158,20 @@ class RunFacts:
         if self.mode is not None:
             return self.mode
         return "minimal" if self.session in ("subagent", "cron") else "full"
+
+    @property
+    def memory_tool_names(self) -> frozenset[str]:
+        """The memory tools this turn has: from the tool list, or both/none when the
+        `memory_tools` fact is given without them (an explicit fact wins)."""
+        listed = frozenset(t.name.lower() for t in self.tools) & frozenset(MEMORY_TOOL_NAMES)
+        if self.memory_tools is None or bool(listed) == self.memory_tools:
+            return listed
+        return frozenset(MEMORY_TOOL_NAMES) if self.memory_tools else frozenset()
+
+    @property
+    def has_memory_tools(self) -> bool:
+        """Whether workspace memory can be searched or read with tools this turn."""
+        return bool(self.memory_tool_names)
 
 
 # --------------------------------------------------------------------------- resolved config
@@ -217,6 +259,16 @@ class ResolvedConfig:
     """Runtime excerpt budgets; reported only."""
     tree: Mapping[str, Any]
     """The whole merged config tree, for `requires.config` lookups and reports."""
+    memory_in_groups: bool = False
+    """`agents.defaults.memoryInGroups`: MEMORY.md also reaches group chats."""
+    memory_citations: str = "auto"
+    """`memory.citations`: `auto` / `on` / `off`."""
+    fs_workspace_only: bool = False
+    """`tools.fs.workspaceOnly`: file tools may only touch the workspace."""
+    acp_enabled: bool = False
+    """`acp.enabled`: sessions_spawn can start external coding harnesses."""
+    proactive_orchestration: bool = False
+    """`agents.defaults.subagents.proactiveOrchestration`: split independent work across sub-agents."""
 
     def lookup(self, dotted: str) -> Any:
         """The value at a dotted path in the merged tree, or None."""
@@ -351,6 +403,16 @@ class SkillsBlock:
 
 
 @dataclass(frozen=True)
+class WorkspaceFacts:
+    """What the workspace directory itself tells us, besides its bootstrap files."""
+
+    git_repo: bool = False
+    """The workspace root holds its own `.git` (a clone, a linked worktree or a submodule)."""
+    looked_at: tuple[str, ...] = ()
+    """Paths the probe examined, so a watcher knows what can change the answer."""
+
+
+@dataclass(frozen=True)
 class LoadedWorkspace:
     """The workspace half of the pipeline, ready for the renderer."""
 
@@ -368,6 +430,8 @@ class LoadedWorkspace:
     """Stable signature of this truncation (budgets + per-file counts); None when nothing was cut."""
     diagnostics: tuple[str, ...] = ()
     """Notes for the context report and JSON `warnings`."""
+    facts: WorkspaceFacts = field(default_factory=WorkspaceFacts)
+    """What the workspace directory tells us (is it a git repo)."""
 
 
 # --------------------------------------------------------------------------- result
