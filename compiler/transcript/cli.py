@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -11,6 +10,7 @@ from typing import Any
 from .. import config
 from ..errors import Location, TranscriptError
 from ..fsutil import write_chunks_atomic
+from . import jsonline
 from . import policy as policies
 from .images import DEFAULT_MAX_SIDE_PX
 from .model import to_json
@@ -100,7 +100,7 @@ def run_sanitize(args: argparse.Namespace) -> int:
 def _json_text(document: Any) -> str:
     """Indented JSON that is valid UTF-8: a lone surrogate read from a session becomes its `\\uXXXX`
     escape (it can only occur inside a JSON string, where the escape reads back as the same text)."""
-    text = json.dumps(document, ensure_ascii=False, indent=2) + "\n"
+    text = jsonline.dumps(document, indent=2) + "\n"
     return text.encode("utf-8", errors="backslashreplace").decode("utf-8")
 
 

@@ -20,10 +20,9 @@ from typing import Any
 
 from ..errors import Location, TranscriptError
 from ..fsutil import write_chunks_atomic
-from .model import (
-    AssistantMessage, TextBlock, UserMessage, dumps, encode_line, is_blank_text, loads, parse_entry, parse_header,
-    to_json,
-)
+from .jsonline import dumps
+from .model import AssistantMessage, TextBlock, UserMessage, loads, parse_entry, parse_header, to_json
+from .queries import is_blank_text
 from .texts import DEFAULT_TEXTS, Texts
 
 MALFORMED = "malformed"
@@ -138,7 +137,8 @@ def fix_line(raw: bytes, texts: Texts = DEFAULT_TEXTS) -> LineFix:
     fixed, change = _fix_entry(value, texts)
     if change is None:
         return LineFix(raw, None, value)
-    return LineFix(encode_line(dumps(fixed)) + raw[len(body):], change, value)
+    # A lone surrogate (from a `\\uXXXX` escape) becomes that escape again, which JSON reads back.
+    return LineFix(dumps(fixed).encode("utf-8", errors="backslashreplace") + raw[len(body):], change, value)
 
 
 def _fix_entry(value: dict, texts: Texts) -> tuple[Any, str | None]:
