@@ -261,3 +261,44 @@ def _tool_result(draw: st.DrawFn, serial: count, stamp: int, call_ids: list[str]
     if draw(st.integers(0, 4)) == 0:
         result.update(draw(st.sampled_from(STAND_IN_RESULTS)))  # a stand-in an earlier repair stored
     return result
+
+
+# ---------------------------------------------------------------------------------------------
+# Session files as bytes, for the on-disk repair
+
+ODD_VALUES = [
+    b"1e400", b"-0", b"1e-400", b"0.1000000000000000055511151231257827", b"7" * 5000, b'"caf\xc3\xa9"',
+    b'"not utf-8 \xff\xfe"', b'"\\ud83d half"', b"[1.50, 2E+3]",
+]
+"""JSON values Python's own reader and writer would change or refuse (and bytes that are not UTF-8)."""
+ODD_LINES = [
+    b'{"type":"message"', b"not json", b"[1, 2]", b'{"x": NaN}', b"", b"   ",
+    b'{"type":"message","id":"bad1","parentId":null,"message":{"role":null}}',
+    b'{"type":"message","id":"bad2","message":"text"}',
+]
+"""Lines repair drops (or, blank ones, keeps)."""
+REPAIR_MESSAGES = [
+    A(tc("cm_1", "exec"), sr="toolUse", api="openai-chatgpt-responses", provider="openai"),
+    A(tc("mt_1", "message"), sr="toolUse", api="openai-responses"),
+    A(text("sent"), provider="openclaw", model="delivery-mirror"),
+    U([text("see"), image("bm90IGFuIGltYWdl", "image/png")]),
+    A(sr="error"),
+]
+"""Rows that need an on-disk fix: calls without results, a mirror, an image that is not one, an empty failed turn."""
+
+
+@st.composite
+def session_files(draw: st.DrawFn) -> list[bytes]:
+    """A session file as lines of bytes (no endings): the header, then entries chained by `parentId`,
+    each maybe carrying an odd value, with odd lines in between."""
+    messages = draw(transcripts(max_size=6)) + draw(st.lists(st.sampled_from(REPAIR_MESSAGES), max_size=3))
+    messages = draw(st.permutations(messages))
+    lines = [json.dumps(HEADER).encode()]
+    for n, message in enumerate(messages):
+        line = json.dumps(entry(message, n, f"e{n - 1}" if n else None)).encode()
+        if draw(st.integers(0, 2)) == 0:
+            line = line[:-1] + b', "odd": ' + draw(st.sampled_from(ODD_VALUES)) + b"}"
+        lines.append(line)
+        if draw(st.integers(0, 5)) == 0:
+            lines.append(draw(st.sampled_from(ODD_LINES)))
+    return lines

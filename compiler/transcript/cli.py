@@ -14,7 +14,7 @@ from . import jsonline
 from . import policy as policies
 from .images import DEFAULT_MAX_SIDE_PX
 from .model import to_json
-from .repair import repair_file
+from .repair import DEFAULT_MAX_LINE_BYTES, MIB, repair_file
 from .sanitize import SanitizeOptions, sanitize
 from .session import read_session, replay_messages
 
@@ -26,6 +26,10 @@ def register(subparsers: Any) -> None:
 
     repair = commands.add_parser("repair", help="fix session files on disk (atomic, with a backup)")
     repair.add_argument("files", nargs="+", metavar="FILE", type=Path)
+    repair.add_argument(
+        "--max-line-mib", type=_positive_int, metavar="N", default=DEFAULT_MAX_LINE_BYTES // MIB,
+        help=f"copy lines longer than N MiB unread (default {DEFAULT_MAX_LINE_BYTES // MIB})",
+    )
     repair.set_defaults(handler=run_repair)
 
     sanitize_cmd = commands.add_parser("sanitize", help="print the replay copy of a session for one provider")
@@ -71,7 +75,7 @@ def run_repair(args: argparse.Namespace) -> int:
         _require_file(path)
     refused = False
     for path in args.files:
-        report = repair_file(path)
+        report = repair_file(path, max_line_bytes=args.max_line_mib * MIB)
         print(report.summary(), file=sys.stderr, flush=True)
         refused = refused or report.status == "refused"
     return 1 if refused else 0

@@ -51,6 +51,8 @@ class Texts:
     """Reason: the image is over a limit and the `images` extra is missing."""
     image_too_large: str = "still over {limit} after shrinking (smallest attempt {size})"
     """Reason: no size and quality on the search grid fits the byte limit."""
+    repaired_image: str = "[image removed by repair: its data was not a readable image]"
+    """Written on disk in place of an image block whose base64 is corrupt or holds no image."""
 
 
 DEFAULT_TEXTS = Texts()
