@@ -1,6 +1,6 @@
 """Script (not a test): kill -9 a `transcript repair` while it writes, then check the next repair cleans up.
 
-Writes a session file of about --mb MiB with one malformed line, starts
+Writes a session file of about --mb MiB with a few faults (bench_transcript_repair's), starts
 `python -m compiler transcript repair FILE` in a child process, waits until the child's temp file
 (`.FILE.repair-<host>-<pid>-<hex>.tmp`) holds --kill-at of the file, and sends it SIGKILL. Then it
 checks that the session file is byte for byte what it was, that the temp file was left behind and
@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import os
 import signal
 import subprocess
@@ -23,22 +22,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench_transcript_repair import write_session  # the benchmark's file: realistic turns, a few faults
+
 REPO = Path(__file__).resolve().parent.parent
 MIB = 1024 * 1024
-
-
-def write_session(path: Path, target_bytes: int) -> None:
-    """A header, then user turns of about 1 KiB each, with one malformed line in the middle."""
-    header = {"type": "session", "version": 2, "id": "kill", "timestamp": "2026-01-01T00:00:00Z", "cwd": "/w"}
-    with open(path, "w", encoding="utf-8") as out:
-        out.write(json.dumps(header) + "\n")
-        n = 0
-        while out.tell() < target_bytes:
-            if n == 1000:
-                out.write('{"type":"message","id":"trunc\n')
-            message = {"role": "user", "content": f"turn {n}: " + "words " * 160}
-            out.write(json.dumps({"type": "message", "id": f"{n:08x}", "message": message}) + "\n")
-            n += 1
 
 
 def digest(path: Path) -> str:
@@ -94,6 +81,7 @@ def main() -> int:
         checks += [
             ("the next repair succeeded", second.returncode == 0 and "repaired" in second.stderr),
             ("it removed the leftover temp file", "removed 1 stale temp file" in second.stderr),
+            ("no temp file is left", not any(name.endswith(".tmp") for name in after)),
             ("only its backup is left beside the file", len(after) == 1 and ".bak-" in after[0]),
             ("the file was repaired", digest(path) != before),
         ]

@@ -6,10 +6,7 @@ import json
 import os
 import re
 import stat
-import subprocess
-import sys
 import tempfile
-import time
 from pathlib import Path
 
 import pytest
@@ -25,7 +22,9 @@ from compiler.transcript.sanitize import sanitize
 from compiler.transcript.session import read_session, replay_messages
 from compiler.transcript.tempfiles import temp_path
 from compiler.transcript.texts import DEFAULT_TEXTS
-from transcript_strategies import TINY_PNG_BASE64, HEADER, A, R, U, entry, image, jsonl, session_files, tc, text
+from transcript_strategies import (
+    TINY_PNG_BASE64, HEADER, A, R, U, aged_file, dead_pid, entry, image, jsonl, session_files, tc, text,
+)
 
 
 def _file(tmp_path, data: bytes, mode=0o600):
@@ -373,22 +372,13 @@ def test_issue14_item3_a_file_repaired_for_another_line_keeps_such_lines_byte_fo
 # Issue 14 item 4: stale temp files, and a cap on the line length
 
 
-def _dead_pid():
-    child = subprocess.Popen([sys.executable, "-c", ""])
-    child.wait()
-    return child.pid
-
-
 def _aged(path, seconds=3600):
-    path.write_bytes(b"partial copy")
-    moment = time.time() - seconds
-    os.utime(path, (moment, moment))
-    return path
+    return aged_file(path, seconds)
 
 
 def test_issue14_item4_stale_temp_files_of_a_killed_repair_are_removed(tmp_path):
     path = _file(tmp_path, jsonl(HEADER, entry(U("hi"))))
-    dead = _aged(tmp_path / temp_path(path, pid=_dead_pid()).name, seconds=0)
+    dead = _aged(tmp_path / temp_path(path, pid=dead_pid()).name, seconds=0)
     legacy = _aged(tmp_path / ".s1.jsonl.k3j4h5g6.tmp")
     report = repair_file(path)
     assert not dead.exists() and not legacy.exists()
@@ -400,7 +390,7 @@ def test_issue14_item4_live_or_foreign_temp_files_are_left_alone(tmp_path):
     path = _file(tmp_path, jsonl(HEADER) + b"{oops\n")
     keep = [
         _aged(tmp_path / temp_path(path).name),  # its writer (this process) is alive
-        _aged(tmp_path / temp_path(path, pid=_dead_pid(), host="otherbox").name, seconds=60),  # still writing there
+        _aged(tmp_path / temp_path(path, pid=dead_pid(), host="otherbox").name, seconds=60),  # still writing there
         _aged(tmp_path / ".s1.jsonl.k3j4h5g6.tmp", seconds=60),  # no pid: too recent to call stale
         _aged(tmp_path / ".other.jsonl.k3j4h5g6.tmp"),  # another session's
         _aged(tmp_path / ".s1.jsonl.notours.tmp"),  # not our naming

@@ -12,18 +12,7 @@ import pytest
 
 from compiler.transcript import tempfiles
 from compiler.transcript.tempfiles import remove_stale, temp_path
-
-
-def _dead_pid():
-    child = subprocess.Popen([sys.executable, "-c", ""])
-    child.wait()
-    return child.pid
-
-
-def _touch(path, age):
-    path.write_bytes(b"x")
-    os.utime(path, (time.time() - age, time.time() - age))
-    return path
+from transcript_strategies import aged_file, dead_pid
 
 
 def test_the_temp_name_carries_host_and_pid_and_is_new_each_time(tmp_path):
@@ -36,14 +25,14 @@ def test_the_temp_name_carries_host_and_pid_and_is_new_each_time(tmp_path):
 
 def test_a_dead_writers_file_from_this_machine_goes_at_once(tmp_path):
     session = tmp_path / "s1.jsonl"
-    just_killed = _touch(tmp_path / temp_path(session, pid=_dead_pid()).name, 0)
+    just_killed = aged_file(tmp_path / temp_path(session, pid=dead_pid()).name, 0)
     assert remove_stale(session) == 1 and not just_killed.exists()
 
 
 def test_another_machines_file_goes_only_when_long_idle(tmp_path):
     session = tmp_path / "s1.jsonl"
-    elsewhere = temp_path(session, pid=_dead_pid(), host="otherbox")
-    writing = _touch(tmp_path / elsewhere.name, tempfiles.IDLE_STALE_AFTER_S - 60)
+    elsewhere = temp_path(session, pid=dead_pid(), host="otherbox")
+    writing = aged_file(tmp_path / elsewhere.name, tempfiles.IDLE_STALE_AFTER_S - 60)
     assert remove_stale(session) == 0 and writing.exists()
     assert remove_stale(session, now=time.time() + 120) == 1 and not writing.exists()
 
@@ -52,7 +41,7 @@ def test_a_live_writers_file_stays_however_old(tmp_path):
     session = tmp_path / "s1.jsonl"
     with subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"]) as child:
         try:
-            live = _touch(tmp_path / temp_path(session, pid=child.pid).name, 3600)
+            live = aged_file(tmp_path / temp_path(session, pid=child.pid).name, 3600)
             assert remove_stale(session) == 0 and live.exists()
         finally:
             child.kill()
@@ -60,14 +49,14 @@ def test_a_live_writers_file_stays_however_old(tmp_path):
 
 def test_legacy_names_without_a_pid_go_only_when_long_idle(tmp_path):
     session = tmp_path / "s1.jsonl"
-    old, recent = _touch(tmp_path / ".s1.jsonl.ab_cd123.tmp", 3600), _touch(tmp_path / ".s1.jsonl.zz99zz99.tmp", 30)
+    old, recent = aged_file(tmp_path / ".s1.jsonl.ab_cd123.tmp", 3600), aged_file(tmp_path / ".s1.jsonl.zz99zz99.tmp", 30)
     assert remove_stale(session) == 1 and not old.exists() and recent.exists()
 
 
 @pytest.mark.parametrize("name", [".s1.jsonl.toolong123.tmp", ".s1.jsonl.repair-x-0a1b2c3d.tmp", "s1.jsonl.bak-1-2",
                                   ".s2.jsonl.ab_cd123.tmp", ".s1.jsonl.ab_cd123.tmp.keep"])
 def test_other_files_are_never_removed(tmp_path, name):
-    kept = _touch(tmp_path / name, 3600)
+    kept = aged_file(tmp_path / name, 3600)
     assert remove_stale(tmp_path / "s1.jsonl") == 0 and kept.exists()
 
 

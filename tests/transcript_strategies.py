@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+import time
 from itertools import count
 from pathlib import Path
 from typing import Any
@@ -105,6 +109,21 @@ def write_session(tmp_path: Path, *messages: dict, name: str = "s.jsonl", tail: 
     entries = [entry(m, i, f"e{i - 1}" if i else None) for i, m in enumerate(messages)]
     path = tmp_path / name
     path.write_bytes(jsonl(HEADER, *entries) + tail)
+    return path
+
+
+def dead_pid() -> int:
+    """The pid of a process that has just ended (not reused in the moment a test takes)."""
+    child = subprocess.Popen([sys.executable, "-c", ""])
+    child.wait()
+    return child.pid
+
+
+def aged_file(path: Path, seconds: float) -> Path:
+    """A small file at `path` last written `seconds` ago."""
+    path.write_bytes(b"partial copy")
+    moment = time.time() - seconds
+    os.utime(path, (moment, moment))
     return path
 
 

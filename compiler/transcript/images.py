@@ -5,7 +5,7 @@ from their headers). Re-encoding needs Pillow, the optional `images` extra, impo
 image must shrink; without it such an image becomes a text note saying why.
 
 The byte limit is measured on the decoded image, as the runtime does. A policy whose provider
-documents a limit on the base64 text as well (Anthropic's Messages API) passes that limit too.
+counts the base64 text against its limit as well (Anthropic's Messages API) passes that limit too.
 """
 
 from __future__ import annotations

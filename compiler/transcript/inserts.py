@@ -20,7 +20,7 @@ from typing import Any
 
 from . import jsonline
 from .answers import EMBEDDED_RESULT_ID_KEYS
-from .model import CALL_ID_FALLBACKS, FAILED_STOP_REASONS
+from .model import CALL_ID_FALLBACKS, FAILED_STOP_REASONS, is_usable_string
 from .normalize import TRANSCRIPT_ONLY_MODELS, TRANSCRIPT_ONLY_PROVIDER
 from .pairing import RESPONSES_MISSING_RESULT
 from .synthetic import INSERTED_RESULT_DETAILS
@@ -73,7 +73,8 @@ class ResultScan:
             self.candidates.append(self.waiting)
         self.waiting = None
         if message.get("role") == "toolResult":
-            self.result_ids.update(v.strip() for k in EMBEDDED_RESULT_ID_KEYS if _usable(v := message.get(k)))
+            ids = (message.get(key) for key in EMBEDDED_RESULT_ID_KEYS)
+            self.result_ids.update(v.strip() for v in ids if is_usable_string(v))
         elif message.get("role") == "assistant" and message.get("stopReason") not in FAILED_STOP_REASONS:
             self._see_assistant(line, entry, message)
 
@@ -120,7 +121,8 @@ def _calls(message: dict) -> tuple[tuple[str, Any], ...]:
     found = []
     for block in blocks:
         if isinstance(block, dict) and block.get("type") in CALL_TYPES:
-            call_id = next((block[k] for k in ("id", *CALL_ID_FALLBACKS) if _usable(block.get(k))), None)
+            keys = ("id", *CALL_ID_FALLBACKS)
+            call_id = next((block[k] for k in keys if is_usable_string(block.get(k))), None)
             if call_id is not None:
                 found.append((call_id, block.get("name")))
     return tuple(found)
@@ -138,7 +140,7 @@ def _result_entry(candidate: Candidate, entry_id: str, parent: Any, call_id: str
     """The stand-in: an `aborted` error result, dated like its turn so repair stays deterministic."""
     message = candidate.entry["message"]
     result: dict[str, Any] = {
-        "role": "toolResult", "toolCallId": call_id, "toolName": name if _usable(name) else "unknown",
+        "role": "toolResult", "toolCallId": call_id, "toolName": name if is_usable_string(name) else "unknown",
         "content": [{"type": "text", "text": RESPONSES_MISSING_RESULT}],
         "details": dict(INSERTED_RESULT_DETAILS), "isError": True,
     }
@@ -154,10 +156,6 @@ def _inserted_id(turn_id: Any, call_id: str) -> str:
     """A new entry id derived from the turn and the call, so a rerun of the same repair writes the same id."""
     seed = f"{jsonline.dumps(turn_id, ascii_only=True)}\n{call_id}".encode("utf-8", "surrogatepass")
     return INSERTED_ID_PREFIX + hashlib.sha256(seed).hexdigest()[:12]
-
-
-def _usable(value: Any) -> bool:
-    return isinstance(value, str) and bool(value.strip())
 
 
 def _trimmed(value: Any) -> str:

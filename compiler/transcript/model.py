@@ -336,12 +336,13 @@ def _from_raw(cls: type[T], raw: Mapping[str, Any], **typed: Any) -> T:
 def _read(raw: Mapping[str, Any], spec: Field) -> Any:
     """A modelled field's value in `raw`: its own key, else a fallback key holding a usable string."""
     value = raw.get(spec.metadata["json"])
-    if _usable(value):
+    if is_usable_string(value):
         return value
-    return next((raw[k] for k in spec.metadata["fallbacks"] if _usable(raw.get(k))), value)
+    return next((raw[k] for k in spec.metadata["fallbacks"] if is_usable_string(raw.get(k))), value)
 
 
-def _usable(value: Any) -> bool:
+def is_usable_string(value: Any) -> bool:
+    """A string with something besides whitespace in it (what an id or a name must be)."""
     return isinstance(value, str) and bool(value.strip())
 
 

@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
-from .model import AssistantMessage, Block, Message, ThinkingBlock, ToolCallBlock, Transcript
+from .model import AssistantMessage, Block, Message, ThinkingBlock, ToolCallBlock, Transcript, is_usable_string
 from .queries import blocks_of, tool_calls, without_fields
 
 TOOL_NAME = re.compile(r"[A-Za-z0-9_:.-]{1,64}")
@@ -57,7 +57,7 @@ def _valid_call(block: Block, message: AssistantMessage, allowed: frozenset[str]
     name = block.name.strip() if isinstance(block.name, str) else ""
     if block.arguments is None and block.input is None:
         return None
-    if not _usable(block.id) or not TOOL_NAME.fullmatch(name):
+    if not is_usable_string(block.id) or not TOOL_NAME.fullmatch(name):
         return None
     if allowed is not None and name.lower() not in allowed:
         return None
@@ -68,10 +68,6 @@ def _valid_call(block: Block, message: AssistantMessage, allowed: frozenset[str]
     if block.raw.get("id") != block.id:
         block = block.with_id(block.id)
     return block if name == block.name else replace(block, name=name)
-
-
-def _usable(value: object) -> bool:
-    return isinstance(value, str) and bool(value.strip())
 
 
 def _finished_responses_call(block: ToolCallBlock, message: AssistantMessage) -> bool:
@@ -130,7 +126,7 @@ def _as_is(call: ToolCallBlock, allowed: frozenset[str] | None) -> bool:
     name = call.name
     return (
         (call.arguments is not None or call.input is not None) and call.partial_json is None
-        and _usable(call.raw.get("id")) and isinstance(name, str) and TOOL_NAME.fullmatch(name) is not None
+        and is_usable_string(call.raw.get("id")) and isinstance(name, str) and TOOL_NAME.fullmatch(name) is not None
         and (allowed is None or name.lower() in allowed)
     )
 
