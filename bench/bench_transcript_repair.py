@@ -6,7 +6,11 @@ process so peaks do not mix: an idle interpreter, `repair_file`, and a baseline 
 allocations (tracemalloc, in a second child per phase), as ratios to the file size and to the
 baseline.
 
-    python bench/bench_transcript_repair.py [--mb 50]
+With --long-line-mb N it measures one line of N MiB instead (plus a malformed line, so the file
+is rewritten): repair must copy it unread under the default 64 MiB line cap, so its peak RSS stays
+near the cap rather than a multiple of the line.
+
+    python bench/bench_transcript_repair.py [--mb 50] [--long-line-mb 200]
 """
 
 from __future__ import annotations
@@ -69,7 +73,7 @@ def run_phase(phase: str, path: str, trace: bool) -> dict:
     if trace:
         tracemalloc.start()
     started = time.perf_counter()
-    if phase == "repair":
+    if phase in ("repair", "long-line"):
         detail = repair_file(Path(path)).summary().split(": ", 1)[1]
     elif phase == "baseline":
         detail = f"{len(_load_every_line(path))} lines held in memory"
@@ -103,6 +107,7 @@ def measure(phase: str, path: Path, trace: bool) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mb", type=float, default=50.0, help="session file size in MiB (default 50)")
+    parser.add_argument("--long-line-mb", type=float, help="measure one line of this many MiB instead")
     parser.add_argument("--phase", help=argparse.SUPPRESS)
     parser.add_argument("--file", help=argparse.SUPPRESS)
     parser.add_argument("--trace", action="store_true", help=argparse.SUPPRESS)
@@ -111,7 +116,10 @@ def main() -> None:
         print(json.dumps(run_phase(args.phase, args.file, args.trace)))
         return
     with tempfile.TemporaryDirectory() as tmp:
-        report(Path(tmp), int(args.mb * MIB))
+        if args.long_line_mb:
+            report_long_line(Path(tmp), int(args.long_line_mb * MIB))
+        else:
+            report(Path(tmp), int(args.mb * MIB))
 
 
 def report(directory: Path, target: int) -> None:
@@ -134,6 +142,24 @@ def report(directory: Path, target: int) -> None:
           f"{repair['traced'] / baseline['traced']:.4f} x the json.loads baseline")
     print(f"baseline peak RSS above idle: {(baseline['rss'] - idle['rss']) / size:.2f} x file size; "
           f"repair/baseline (above idle): {over_idle / (baseline['rss'] - idle['rss']):.3f}")
+
+
+def report_long_line(directory: Path, line_bytes: int) -> None:
+    """Peak RSS of repairing a file whose one long line is over the line cap."""
+    idle_path, path = directory / "idle.jsonl", directory / "long.jsonl"
+    idle_path.write_text("")
+    header = {"type": "session", "version": 2, "id": "bench", "timestamp": "2026-01-01T00:00:00Z", "cwd": "/w"}
+    with open(path, "w", encoding="utf-8") as out:
+        out.write(json.dumps(header) + "\n" + '{"type":"message","id":"trunc\n')
+        out.write('{"type":"message","id":"big","message":{"role":"user","content":"')
+        for _ in range(line_bytes // MIB):
+            out.write("x" * MIB)
+        out.write('"}}\n')
+    size = path.stat().st_size
+    idle, repair = measure("idle", idle_path, trace=False), measure("long-line", path, trace=False)
+    print(f"session file: {size / MIB:.1f} MiB, one line of {line_bytes / MIB:.0f} MiB")
+    print(f"repair: {repair['seconds']:.2f} s, peak RSS {repair['rss'] / MIB:.1f} MiB "
+          f"({(repair['rss'] - idle['rss']) / MIB:.1f} MiB above an idle interpreter)  ({repair['detail']})")
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from .errors import Location, PromptcError
@@ -20,24 +20,27 @@ def write_text_atomic(path: Path, text: str) -> None:
 
 
 def write_chunks_atomic(
-    path: Path, chunks: Iterable[bytes], mode: int | None = None, error: type[PromptcError] = PromptcError
+    path: Path, chunks: Iterable[bytes], mode: int | None = None, error: type[PromptcError] = PromptcError, *,
+    temp_path: Path | None = None, before_rename: Callable[[], object] = lambda: None,
 ) -> None:
     """Write `chunks` to a temp file beside `path`, fsync it, set its mode, rename it over `path`.
 
     `mode` defaults to the existing file's mode (0644 for a new file). On any failure, including
     one raised while producing `chunks`, the temp file is removed and `path` is left as it was;
-    an OSError becomes `error` naming the path.
+    an OSError becomes `error` naming the path. `temp_path` names the temp file (created, never
+    reused) when a caller must recognise its own; `before_rename` runs once it is complete.
     """
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         existing = _stat_or_none(path)
-        fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        fd, temp = _create_temp(path, temp_path)
     except OSError as exc:
         raise error(f"cannot write: {exc.strerror or exc}", Location(str(path))) from exc
     try:
         _fill(fd, chunks)
         os.chmod(temp, mode if mode is not None else existing.st_mode & 0o7777 if existing else NEW_FILE_MODE)
         _keep_owner(temp, existing)
+        before_rename()
         os.replace(temp, path)
     except BaseException as exc:
         Path(temp).unlink(missing_ok=True)
@@ -45,6 +48,12 @@ def write_chunks_atomic(
             raise error(f"cannot write, left as it was: {exc.strerror or exc}", Location(str(path))) from exc
         raise
     _fsync_directory(path.parent)
+
+
+def _create_temp(path: Path, named: Path | None) -> tuple[int, str]:
+    if named is None:
+        return tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    return os.open(named, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), str(named)
 
 
 def _stat_or_none(path: Path) -> os.stat_result | None:

@@ -81,20 +81,36 @@ def test_repair_refuses_a_file_whose_header_breaks_between_the_passes(tmp_path, 
     path = write_session(tmp_path, U("hi"), tail=b"{oops\n")
     swapped = b'{"type":"message","id":"x"}\n{oops\n'
     passes = []
-    first_pass = repair._planned_lines
+    read_lines = repair._lines_of
 
-    def header_replaced_before_the_second_pass(file, texts):
-        passes.append(file)
+    def header_replaced_before_the_second_pass(handle, cap):
+        passes.append(handle)
         if len(passes) == 2:
-            file.write_bytes(swapped)
-        yield from first_pass(file, texts)
+            path.write_bytes(swapped)
+        yield from read_lines(handle, cap)
 
-    monkeypatch.setattr(repair, "_planned_lines", header_replaced_before_the_second_pass)
+    monkeypatch.setattr(repair, "_lines_of", header_replaced_before_the_second_pass)
     code, out, err = run_cli("transcript", "repair", path)
     assert code == 1 and out == ""
     assert err.startswith(f"{path}: not repaired, file left as it was: line 1 ") and "internal error" not in err
     assert path.read_bytes() == swapped
     assert sorted(p.name for p in tmp_path.iterdir()) == [path.name]
+
+
+def test_issue14_item4_repair_takes_the_line_cap_from_a_flag(tmp_path, run_cli):
+    long_line = b'{"type":"custom","data":"' + b"x" * (3 * 1024 * 1024 // 2) + b'"}\n'
+    path = write_session(tmp_path, U("hi"), tail=long_line + b"{oops\n")
+    code, out, err = run_cli("transcript", "repair", "--max-line-mib", "1", path)
+    assert code == 0 and out == ""
+    assert err.startswith(f"{path}: repaired (dropped 1 malformed line); original kept at ")
+    assert err.rstrip().endswith("; kept 1 line over the 1 MiB line cap unread")
+    assert long_line in path.read_bytes()
+
+
+@pytest.mark.parametrize("value", ["0", "half"])
+def test_a_bad_line_cap_is_a_usage_error(tmp_path, run_cli, value):
+    code, out, err = run_cli("transcript", "repair", "--max-line-mib", value, tmp_path / "s.jsonl")
+    assert code == 2 and out == "" and len(err.splitlines()) == 1 and err.startswith("promptc: error: ")
 
 
 # ---------------------------------------------------------------------------------------------

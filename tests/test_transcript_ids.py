@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
+from promptc.transcript import policy as policies
 from promptc.transcript.ids import downgrade_responses_call_ids, rewrite_tool_call_ids, strict9_id, strict_id
+from promptc.transcript.sanitize import sanitize
 from transcript_strategies import A, R, U, embedded_result, plain, tc, text, thinking, typed
 
 
@@ -138,3 +142,39 @@ def test_an_orphan_native_anthropic_id_is_kept_when_native_ids_are():
     history = typed(U([embedded_result("toolu_01A")]))
     assert rewrite_tool_call_ids(history, "strict", keep_native_anthropic_ids=True) == history
     assert plain(rewrite_tool_call_ids(history, "strict"))[0] == U([embedded_result("toolu01Atoolresult1")])
+
+
+KIMI_ID = "functions.read:0"
+
+
+def test_item05_kimi_native_ids_are_kept_when_asked_and_a_repeat_gets_a_strict_id():
+    history = typed(A(tc(KIMI_ID)), R(KIMI_ID), U("again"), A(tc(KIMI_ID)), R(KIMI_ID))
+    kept = _ids(rewrite_tool_call_ids(history, "strict", keep_native_kimi_ids=True))
+    assert kept == [KIMI_ID, KIMI_ID, "functionsread02", "functionsread02"]
+    assert _ids(rewrite_tool_call_ids(history, "strict")) == ["functionsread0"] * 2 + ["functionsread02"] * 2
+
+
+def _kimi_replay(policy):
+    return _ids(sanitize(typed(U("q"), A(tc(KIMI_ID), sr="toolUse"), R(KIMI_ID), U("thanks")), policy))
+
+
+@pytest.mark.parametrize("provider, model", [
+    ("moonshot", "kimi-k2-0905-preview"), ("together", "moonshotai/Kimi-K2-Instruct"), ("groq", "kimi-k2"),
+])
+def test_item05_kimi_ids_survive_replay_to_a_kimi_model(provider, model):
+    assert _kimi_replay(policies.resolve(provider, "openai-completions", model)) == [KIMI_ID, KIMI_ID]
+
+
+@pytest.mark.parametrize("provider, api, model, ids", [
+    ("xai", "openai-completions", "grok-4", ["functionsread0"] * 2),
+    ("google", "google-generative-ai", "gemini-2.5-pro", ["functionsread0"] * 2),
+    ("mistral", "mistral-conversations", "mistral-large", ["functions"] * 2),
+])
+def test_other_models_get_provider_safe_ids_for_kimi_calls(provider, api, model, ids):
+    policy = policies.resolve(provider, api, model)
+    assert not policy.keep_native_kimi_ids and _kimi_replay(policy) == ids
+
+
+def test_a_mangled_kimi_id_is_not_native():
+    history = typed(A(tc("functions read:0")), R("functions read:0"))
+    assert _ids(rewrite_tool_call_ids(history, "strict", keep_native_kimi_ids=True)) == ["functionsread0"] * 2

@@ -14,6 +14,8 @@ from PIL import Image
 from promptc.transcript import images
 from promptc.transcript.images import image_size, sanitize_image, sanitize_images
 from promptc.transcript.model import ImageBlock, TextBlock, parse_block
+from promptc.transcript.policy import POLICY_TABLE
+from promptc.transcript.sanitize import sanitize
 from promptc.transcript.texts import DEFAULT_TEXTS, Texts
 from transcript_strategies import R, U, image, plain, png_base64, text, typed
 
@@ -57,15 +59,39 @@ def test_whitespace_in_base64_is_removed_and_a_wrong_mime_type_corrected():
     assert out.data == data and out.mime_type == "image/png"
 
 
-def test_image_within_size_but_over_the_byte_limit_is_re_encoded():
-    noise = Image.frombytes("RGB", (1190, 1190), os.urandom(1190 * 1190 * 3))
+def _noise_png(mode: str, side: int = 1190) -> str:
+    """Random pixels, so the PNG hardly compresses: RGB gives about 4.25 MB, RGBA about 5.66 MB."""
+    noise = Image.frombytes(mode, (side, side), os.urandom(side * side * len(mode)))
     buffer = io.BytesIO()
     noise.save(buffer, format="PNG", compress_level=1)
-    data = base64.b64encode(buffer.getvalue()).decode()
-    assert len(data) > images.MAX_BASE64_CHARS
+    return base64.b64encode(buffer.getvalue()).decode()
+
+
+MIB = 1024 * 1024
+
+
+def test_item13_the_byte_limit_counts_decoded_bytes_not_base64_characters():
+    data = _noise_png("RGB")
+    assert len(data) > 5 * MIB > len(base64.b64decode(data))  # about 5.67M characters, 4.25 MB
+    assert _sanitize(data).data == data
+
+
+def test_an_image_over_the_byte_limit_after_decoding_is_re_encoded():
+    data = _noise_png("RGBA")
+    assert len(base64.b64decode(data)) > 5 * MIB
     out = _sanitize(data)
-    assert out.mime_type == "image/jpeg" and len(out.data) <= images.MAX_BASE64_CHARS
+    assert out.mime_type == "image/jpeg" and len(base64.b64decode(out.data)) <= 5 * MIB
     assert _picture(out).size == (1190, 1190)
+
+
+def test_item13_anthropic_policies_also_limit_the_base64_text():
+    data = _noise_png("RGB")
+    history = typed(U([image(data)]))
+    for name in ("anthropic", "anthropic-compatible"):
+        out = plain(sanitize(history, POLICY_TABLE[name]))[0]["content"][0]
+        assert out["mimeType"] == "image/jpeg" and len(out["data"]) <= 5 * MIB, name
+    for name in ("bedrock", "openai", "google", "default"):
+        assert plain(sanitize(history, POLICY_TABLE[name])) == [U([image(data)])], name
 
 
 def test_the_maximum_side_is_configurable():
@@ -73,7 +99,7 @@ def test_the_maximum_side_is_configurable():
 
 
 def test_an_image_that_cannot_shrink_enough_becomes_a_note(monkeypatch):
-    monkeypatch.setattr(images, "MAX_BASE64_CHARS", 100)
+    monkeypatch.setattr(images, "MAX_IMAGE_BYTES", 100)
     texts = Texts(image_note="{reason}", image_too_large="over {limit}, best {size}")
     out = sanitize_image(parse_block(image(png_base64(300, 200))), 1200, texts)
     assert re.fullmatch(r"over 0\.00 MiB, best 0\.\d\d MiB", out.text)
@@ -104,6 +130,36 @@ def test_sizes_are_read_from_headers(fmt):
     buffer = io.BytesIO()
     Image.new("RGB", (640, 480)).save(buffer, format=fmt)
     assert image_size(buffer.getvalue()) == (640, 480)
+
+
+def _webp(width: int, height: int, **options) -> str:
+    buffer = io.BytesIO()
+    Image.linear_gradient("L").resize((width, height)).convert("RGB").save(buffer, format="WEBP", **options)
+    return base64.b64encode(buffer.getvalue()).decode()
+
+
+@pytest.mark.parametrize("options", [{}, {"lossless": True}, {"exif": b"Exif\x00\x00II*\x00"}],
+                         ids=["lossy", "lossless", "extended"])
+def test_item14_webp_within_the_limits_is_kept_like_png(options):
+    data = _webp(800, 600, **options)
+    assert _sanitize(data, mime_type="image/webp") == parse_block(image(data, "image/webp"))
+    assert _sanitize(data, mime_type="image/png").mime_type == "image/webp"
+
+
+def test_item14_without_pillow_a_small_webp_is_still_kept(monkeypatch):
+    monkeypatch.setattr(images, "load_pillow", lambda: None)
+    data = _webp(640, 480)
+    assert _sanitize(data, mime_type="image/webp").data == data
+
+
+def test_a_webp_over_the_side_limit_is_shrunk_to_jpeg():
+    out = _sanitize(_webp(2400, 1200), mime_type="image/webp")
+    assert out.mime_type == "image/jpeg" and _picture(out).size == (1200, 600)
+
+
+@pytest.mark.parametrize("options", [{}, {"lossless": True}], ids=["lossy", "lossless"])
+def test_webp_sizes_are_read_from_headers(options):
+    assert image_size(base64.b64decode(_webp(641, 479, **options))) == (641, 479)
 
 
 def test_unknown_formats_have_no_header_size():

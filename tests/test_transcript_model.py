@@ -7,11 +7,12 @@ from dataclasses import replace
 
 import pytest
 
+from promptc.transcript.jsonline import dumps
 from promptc.transcript.model import (
     AssistantMessage, ImageBlock, OpaqueBlock, OpaqueMessage, TextBlock, ThinkingBlock, ToolCallBlock,
-    ToolResultMessage, UserMessage, dumps, encode_line, has_zero_usage, loads, parse_entry, parse_header,
-    parse_message, to_json, without_fields,
+    ToolResultMessage, UserMessage, loads, parse_entry, parse_header, parse_message, to_json,
 )
+from promptc.transcript.queries import has_zero_usage, without_fields
 from transcript_strategies import A, R, U, image, tc, text, thinking
 
 EVERY_SHAPE = [
@@ -88,8 +89,20 @@ def test_zero_usage_needs_a_present_counter():
     assert not has_zero_usage(parse_message(A(usage={"input": 0, "output": 2})))
 
 
-def test_json_lines_are_strict_and_compact():
+def test_json_lines_are_strict():
     with pytest.raises(ValueError):
         loads('{"x": NaN}')
-    assert dumps({"a": "é", "b": [1, 2]}) == '{"a":"é","b":[1,2]}'
-    assert json.loads(encode_line(dumps({"a": "\ud800"}))) == {"a": "\ud800"}
+
+
+def test_a_call_id_under_another_key_is_the_calls_id_and_the_block_round_trips_exactly():
+    for key in ("tool_call_id", "call_id"):
+        raw = {"type": "toolCall", key: "c7", "name": "read", "arguments": {}}
+        block = parse_message(A(raw)).content[0]
+        assert block.id == "c7" and to_json(block) == raw
+        assert to_json(block.with_id("x")) == {**raw, key: "x", "id": "x"}
+
+
+def test_numbers_python_cannot_hold_round_trip_through_the_model():
+    line = '{"role":"assistant","content":[],"usage":{"input":-0,"output":1e400},"n":' + "5" * 5000 + "}"
+    assert dumps(to_json(parse_message(loads(line)))) == line
+    assert has_zero_usage(parse_message(loads('{"role":"assistant","content":[],"usage":{"input":-0}}')))

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import pytest
+
 from promptc.transcript.normalize import (
     clean_empty_text, drop_incomplete_reasoning_turns, drop_trailing_failed_turns, drop_transcript_only_rows,
 )
+from promptc.transcript.policy import POLICY_TABLE
+from promptc.transcript.sanitize import sanitize
 from promptc.transcript.texts import Texts
-from transcript_strategies import A, R, U, image, plain, tc, text, thinking, typed
+from transcript_strategies import OPENCLAW_FAILED_TURN, A, R, U, image, plain, tc, text, thinking, typed
 
 TEXTS = Texts(empty_content="EMPTY", failed_turn="FAILED")
 
@@ -80,3 +84,46 @@ def test_transcript_only_rows_are_not_replayed():
         R("c1"),
     )
     assert plain(drop_transcript_only_rows(history)) == [U("q"), plain(history)[4], R("c1")]
+
+
+@pytest.mark.parametrize("silent", ["NO_REPLY", "  NO_REPLY\n", [text("NO_REPLY")], [text(" NO_REPLY "), text("")]])
+def test_item06_an_assistant_turn_holding_only_the_silent_reply_token_is_dropped(silent):
+    turn = {"role": "assistant", "content": silent, "stopReason": "stop", "usage": {"input": 9, "output": 1}}
+    assert _clean(U("q"), turn, U("again")) == [U("q"), U("again")]
+
+
+def test_item06_the_silent_reply_token_beside_real_text_goes_and_the_text_stays():
+    assert _clean(A(text("NO_REPLY"), text("sent it"))) == [A(text("sent it"))]
+
+
+def test_item06_a_cut_off_reasoning_turn_that_ends_in_the_silent_reply_token_is_dropped():
+    history = typed(U("q"), A(thinking(), text("NO_REPLY"), sr="length"))
+    assert plain(drop_incomplete_reasoning_turns(history)) == [U("q")]
+
+
+def test_the_token_inside_a_sentence_or_from_the_user_is_kept():
+    history = [U("NO_REPLY"), A(text("I said NO_REPLY on purpose")), A(text("no_reply"))]
+    assert _clean(*history) == history
+
+
+@pytest.mark.parametrize("policy", sorted(POLICY_TABLE.values(), key=lambda p: p.name), ids=lambda p: p.name)
+def test_item06_no_policy_replays_a_silent_reply_turn(policy):
+    out = plain(sanitize(typed(U("q"), A(text("NO_REPLY"), usage={"input": 9}), U("again")), policy))
+    assert not [m for m in out if m["role"] == "assistant"]
+
+
+@pytest.mark.parametrize("stop", [{"stopReason": "error"}, {"stopReason": "stop", "usage": {"input": 0}}])
+def test_item12_a_trailing_failed_turn_openclaw_wrote_is_not_replayed(stop):
+    history = typed(U("a"), {"role": "assistant", "content": [text(OPENCLAW_FAILED_TURN)], **stop})
+    assert plain(drop_trailing_failed_turns(history, TEXTS)) == [U("a")]
+
+
+def test_item12_every_policy_ends_on_the_user_turn_before_an_openclaw_stand_in():
+    for policy in POLICY_TABLE.values():
+        out = plain(sanitize(typed(U("a"), A(text(OPENCLAW_FAILED_TURN), sr="error")), policy))
+        assert out[-1] == U("a") and not any(OPENCLAW_FAILED_TURN in str(m) for m in out), policy.name
+
+
+def test_an_openclaw_stand_in_inside_the_history_is_left_as_it_was():
+    history = typed(U("a"), A(text(OPENCLAW_FAILED_TURN), sr="error"), U("b"))
+    assert drop_trailing_failed_turns(history, TEXTS) == history

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from promptc.transcript.pairing import repair_pairing
+from promptc.transcript.texts import DEFAULT_TEXTS
 from transcript_strategies import A, R, U, embedded_result, plain, tc, text, typed
 
 MISSING = "MISSING"
@@ -114,3 +117,61 @@ def test_an_embedded_answer_after_the_next_assistant_turn_does_not_count():
 def test_an_openai_tool_row_answers_its_call():
     history = [A(tc("c1")), {"role": "tool", "tool_call_id": "c1", "content": "42"}, U("next")]
     assert _repair(*history) == history
+
+
+# ---------------------------------------------------------------------------------------------
+# Issue 13 item 1: a stored stand-in never beats the real result
+
+OPENCLAW_STAND_IN_TEXT = (
+    "[openclaw] missing tool result in session history; inserted synthetic error result for transcript repair."
+)
+"""OpenClaw's own stand-in text (reference notes, section 9), as it appears in files it wrote."""
+STAND_INS = {
+    "ours": {**R("c1", DEFAULT_TEXTS.missing_tool_result), "isError": True},
+    "openclaw text": {**R("c1", OPENCLAW_STAND_IN_TEXT), "isError": True},
+    "openclaw flag": {**R("c1", "aborted"), "isError": True, "details": {"openclawSyntheticMissingToolResult": True}},
+    "our repair": {**R("c1", "aborted"), "isError": True, "details": {"promptcSyntheticToolResult": True}},
+}
+
+
+@pytest.mark.parametrize("stand_in", STAND_INS.values(), ids=STAND_INS.keys())
+def test_item01_real_result_beats_stored_synthetic_in_the_same_span(stand_in):
+    assert _repair(A(tc("c1")), stand_in, R("c1", "real"), U("next")) == [A(tc("c1")), R("c1", "real"), U("next")]
+
+
+@pytest.mark.parametrize("stand_in", STAND_INS.values(), ids=STAND_INS.keys())
+def test_item01_real_result_beats_stored_synthetic_after_a_turn_without_calls(stand_in):
+    history = [A(tc("c1")), stand_in, U("go on"), A(text("still waiting")), R("c1", "real")]
+    assert _repair(*history) == [A(tc("c1")), R("c1", "real"), U("go on"), A(text("still waiting"))]
+
+
+@pytest.mark.parametrize("stand_in", STAND_INS.values(), ids=STAND_INS.keys())
+def test_item01_real_result_beats_stored_synthetic_after_a_turn_with_calls(stand_in):
+    history = [A(tc("c1")), stand_in, U("go on"), A(tc("c2")), R("c2", "two"), R("c1", "real")]
+    assert _repair(*history) == [A(tc("c1")), R("c1", "real"), U("go on"), A(tc("c2")), R("c2", "two")]
+
+
+def test_of_two_stand_ins_the_first_stays_and_a_real_result_is_never_replaced():
+    ours, theirs = STAND_INS["ours"], STAND_INS["openclaw flag"]
+    assert _repair(A(tc("c1")), ours, theirs) == [A(tc("c1")), ours]
+    assert _repair(A(tc("c1")), R("c1", "real"), ours) == [A(tc("c1")), R("c1", "real")]
+
+
+def test_item01_a_stand_in_beside_an_embedded_answer_goes():
+    turn, reply = A(tc("c1")), U([embedded_result("c1", "inline")])
+    assert _repair(turn, STAND_INS["ours"], reply) == [turn, reply]
+
+
+def test_an_error_result_that_only_says_aborted_is_not_a_stand_in():
+    # A real tool may fail with that word; without a stand-in flag it keeps its place.
+    failed = {**R("c1", "aborted"), "isError": True}
+    assert _repair(A(tc("c1")), failed, R("c1", "later")) == [A(tc("c1")), failed]
+
+
+def test_a_failed_turn_left_out_lets_the_answer_after_it_count_for_the_call_before():
+    # Found by the idempotence search: once the failed turn is gone, the embedded answer follows the
+    # first turn, so a second pass would see the call answered there and drop the synthetic result.
+    history = [A(tc("call_1")), {"role": "compactionSummary", "summary": "s"}, A(tc("call_1"), sr="error"),
+               U([embedded_result("call_1", "inline")])]
+    once = _repair(*history)
+    assert once == [history[0], history[1], history[3]] and _repair(*once) == once

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from promptc.transcript import policy as policies
+from promptc.transcript.sanitize import sanitize
 from promptc.transcript.thinking import (
-    drop_historical_thinking, is_base64, strip_thought_signatures, strip_unsigned_thinking, timestamp_ms,
+    drop_historical_thinking, drop_orphan_reasoning, is_base64, strip_thought_signatures, strip_unsigned_thinking,
+    timestamp_ms,
 )
 from transcript_strategies import A, R, U, plain, tc, text, thinking, typed
 
@@ -94,3 +96,52 @@ def test_timestamps_from_numbers_and_iso_strings():
     assert timestamp_ms("1970-01-01T00:00:01.500+00:00") == 1500.0
     assert timestamp_ms("1970-01-01T00:00:01") == 1000.0
     assert timestamp_ms("yesterday") is None and timestamp_ms(True) is None and timestamp_ms(None) is None
+
+
+def test_item04_cutoff_is_the_newest_compaction_not_the_last_listed():
+    history = typed(
+        {"role": "compactionSummary", "summary": "newer", "timestamp": 5000},
+        {"role": "compactionSummary", "summary": "older", "timestamp": 1000},
+        A(thinking(signature="s1"), text("answer"), timestamp=3000),
+        U("q", timestamp=6000),
+    )
+    assert plain(strip_unsigned_thinking(history, OMITTED))[2] == A(text("answer"), timestamp=3000)
+
+
+def test_item04_the_anthropic_policy_uses_the_newest_compaction_too():
+    policy = policies.resolve("anthropic", "anthropic-messages", "claude-sonnet-4-5")
+    history = typed(
+        {"role": "compactionSummary", "summary": "newer", "timestamp": "1970-01-01T00:00:05Z"},
+        {"role": "compactionSummary", "summary": "older", "timestamp": "1970-01-01T00:00:01Z"},
+        U("q", timestamp=2000),
+        A(thinking(signature="s1"), text("answer"), timestamp=3000),
+        U("next", timestamp=6000),
+    )
+    replayed = [m for m in plain(sanitize(history, policy)) if m["role"] == "assistant"]
+    assert replayed == [A(text("answer"), timestamp=3000)]
+
+
+RESPONSES = policies.resolve("openai", "openai-responses", "gpt-5")
+REASONING = thinking(signature='{"id":"rs_1","type":"reasoning"}')
+
+
+def test_item07_an_orphaned_responses_reasoning_item_is_dropped():
+    history = typed(U("q"), A(text("answer"), REASONING), U("more"), A(REASONING, sr="length"), U("again"))
+    assert plain(sanitize(history, RESPONSES)) == [U("q"), A(text("answer")), U("more"), U("again")]
+
+
+def test_a_reasoning_item_with_an_output_after_it_stays():
+    encrypted = thinking("", signature='{"id":"rs_2","type":"reasoning.encrypted_content"}')
+    history = typed(U("q"), A(REASONING, text("answer")), U("more"), A(encrypted, REASONING, text("done")))
+    assert plain(drop_orphan_reasoning(history)) == plain(history)
+
+
+def test_only_responses_reasoning_items_count_as_orphans():
+    anthropic_style = thinking(signature="sig")
+    history = typed(A(text("answer"), anthropic_style), A(text("x"), thinking(signature='{"id":"rs_1","type":"r"}')))
+    assert drop_orphan_reasoning(history) == history
+
+
+def test_item06_a_turn_left_with_only_the_silent_reply_token_counts_as_emptied():
+    history = typed(A(thinking(), text(" NO_REPLY\n")), U("q"))
+    assert plain(drop_historical_thinking(history, OMITTED)) == [A(text(OMITTED)), U("q")]

@@ -67,3 +67,15 @@ def test_interrupted_calls_with_scratch_text_are_dropped(call, stop):
 def test_a_valid_turn_is_returned_as_the_same_object():
     history = typed(A(tc("c1")))
     assert validate_tool_call_inputs(history)[0] is history[0]
+
+
+@pytest.mark.parametrize("key", ["tool_call_id", "call_id"])
+def test_item02_a_call_whose_id_is_under_another_key_is_kept_with_its_id_under_id(key):
+    call = {"type": "toolCall", key: "call_7", "name": "read", "arguments": {"path": "a"}}
+    out = plain(validate_tool_call_inputs(typed(A(call, sr="toolUse"))))
+    assert out == [A({**call, "id": "call_7"}, sr="toolUse")]
+
+
+def test_the_id_key_wins_when_several_hold_an_id():
+    call = {"type": "toolCall", "id": "a", "call_id": "b", "name": "read", "arguments": {}}
+    assert plain(validate_tool_call_inputs(typed(A(call)))) == [A(call)]

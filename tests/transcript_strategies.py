@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+import time
 from itertools import count
 from pathlib import Path
 from typing import Any
@@ -108,12 +112,43 @@ def write_session(tmp_path: Path, *messages: dict, name: str = "s.jsonl", tail: 
     return path
 
 
+def dead_pid() -> int:
+    """The pid of a process that has just ended (not reused in the moment a test takes)."""
+    child = subprocess.Popen([sys.executable, "-c", ""])
+    child.wait()
+    return child.pid
+
+
+def aged_file(path: Path, seconds: float) -> Path:
+    """A small file at `path` last written `seconds` ago."""
+    path.write_bytes(b"partial copy")
+    moment = time.time() - seconds
+    os.utime(path, (moment, moment))
+    return path
+
+
 # ---------------------------------------------------------------------------------------------
 # Strategies
 
-RAW_IDS = ["call_1", "call_2", "call1", "call|fc_1", "call_a|b", "call_a:b", "toolu_01A", "|||", "c" * 45]
+RAW_IDS = [
+    "call_1", "call_2", "call1", "call|fc_1", "call_a|b", "call_a:b", "toolu_01A", "|||", "c" * 45, "functions.read:0",
+]
 NAMES = ["read", "read", "read", "exec", "exec", " read ", "bad name", ""]
 WORDS = ["", "  ", "hi", "go on", "ok", "[x]"]
+OPENCLAW_FAILED_TURN = "[assistant turn failed before producing content]"
+"""The stand-in OpenClaw writes into an empty failed turn (reference notes, section 9)."""
+ASSISTANT_WORDS = [*WORDS, "NO_REPLY", " NO_REPLY\n", DEFAULT_TEXTS.failed_turn, OPENCLAW_FAILED_TURN]
+"""Assistant texts: the silent-reply token and both failed-turn stand-ins (ours and OpenClaw's) among them."""
+CALL_ID_KEYS = ["id", "id", "id", "call_id", "tool_call_id"]
+"""Where a tool call keeps its id; some writers use `call_id` or `tool_call_id`."""
+STAND_IN_RESULTS = [
+    {"content": [{"type": "text", "text": DEFAULT_TEXTS.missing_tool_result}], "isError": True},
+    {"content": [{"type": "text", "text": "aborted"}], "isError": True,
+     "details": {"openclawSyntheticMissingToolResult": True}},
+]
+"""Stored synthetic results (ours, and one flagged the way OpenClaw flags its own)."""
+REASONING_SIGNATURE = '{"id":"rs_1","type":"reasoning"}'
+"""An OpenAI Responses reasoning item's signature."""
 STOP_REASONS = ["stop", "stop", "toolUse", "toolUse", "toolUse", "error", "error", "aborted", "length", None]
 THOUGHT_SIGNATURES = ["msg_abc", "c2lnbmF0dXJl"]
 CALL_KINDS = ("toolCall", "toolUse")
@@ -162,7 +197,9 @@ def transcripts(draw: st.DrawFn, max_size: int = 8) -> list[dict]:
         elif role == "toolResult":
             messages.append(draw(_tool_result(serial, stamp, call_ids)))
         else:
-            messages.append({"role": "compactionSummary", "summary": "earlier", "timestamp": stamp})
+            # Summaries may come out of time order (histories put together from several files).
+            summary_stamp = draw(st.sampled_from([stamp, stamp, 1000, stamp + 1000]))
+            messages.append({"role": "compactionSummary", "summary": "earlier", "timestamp": summary_stamp})
     return messages
 
 
@@ -172,6 +209,7 @@ def _user(draw: st.DrawFn, serial: count, stamp: int, call_ids: list[str], answe
     words = (
         st.sampled_from(WORDS) | st.just(mine) | st.sampled_from(HEADER_LOOKALIKES)
         | st.sampled_from(OLD_MARKERS).map(lambda marker: marker + mine)
+        | st.sampled_from(OLD_MARKERS).map(lambda marker: "forwarded:\n" + marker + mine)
     )
     if not answering or not call_ids:
         blocks = st.lists(words.map(text) | st.sampled_from([image("abc"), image(TINY_PNG_BASE64)]), max_size=3)
@@ -212,18 +250,21 @@ def _assistant(draw: st.DrawFn, serial: count, stamp: int, call_ids: list[str]) 
 def _assistant_block(draw: st.DrawFn, serial: count, call_ids: list[str]) -> dict:
     kind = draw(st.sampled_from(["text", "thinking", "call", "call", "image"]))
     if kind == "text":
-        block = text(draw(st.sampled_from(WORDS)))
+        block = text(draw(st.sampled_from(ASSISTANT_WORDS)))
         if draw(st.booleans()):
             block["thoughtSignature"] = draw(st.sampled_from(THOUGHT_SIGNATURES))
         return block
     if kind == "thinking":
-        signature = draw(st.sampled_from([None, "", "sig", "c2lnbmF0dXJl"]))
+        signature = draw(st.sampled_from([None, "", "sig", "c2lnbmF0dXJl", REASONING_SIGNATURE]))
         return thinking(signature=signature, thought_signature=draw(st.sampled_from(THOUGHT_SIGNATURES)))
     if kind == "image":
         return image(draw(st.sampled_from(["abc", TINY_PNG_BASE64, ""])))
     call_id = draw(st.sampled_from(RAW_IDS) | st.just(f"fresh-{next(serial)}"))
     call_ids.append(call_id)
     block = tc(call_id, draw(st.sampled_from(NAMES)), kind=draw(st.sampled_from(CALL_KINDS)))
+    id_key = draw(st.sampled_from(CALL_ID_KEYS))
+    if id_key != "id":
+        block = {(id_key if k == "id" else k): v for k, v in block.items()}
     if draw(st.booleans()):
         block["thoughtSignature"] = draw(st.sampled_from(THOUGHT_SIGNATURES))
     if draw(st.integers(0, 5)) == 0:
@@ -235,4 +276,48 @@ def _assistant_block(draw: st.DrawFn, serial: count, call_ids: list[str]) -> dic
 def _tool_result(draw: st.DrawFn, serial: count, stamp: int, call_ids: list[str]) -> dict:
     call_id = draw(st.sampled_from(call_ids[-3:] + [None, "stray"]) if call_ids else st.sampled_from([None, "stray"]))
     body = draw(st.sampled_from(["", " "]) | st.just(f"result-{next(serial)}"))
-    return R(call_id, body, name=draw(st.sampled_from(["read", "exec", ""])), timestamp=stamp)
+    result = R(call_id, body, name=draw(st.sampled_from(["read", "exec", ""])), timestamp=stamp)
+    if draw(st.integers(0, 4)) == 0:
+        result.update(draw(st.sampled_from(STAND_IN_RESULTS)))  # a stand-in an earlier repair stored
+    return result
+
+
+# ---------------------------------------------------------------------------------------------
+# Session files as bytes, for the on-disk repair
+
+ODD_VALUES = [
+    b"1e400", b"-0", b"1e-400", b"0.1000000000000000055511151231257827", b"7" * 5000, b'"caf\xc3\xa9"',
+    b'"not utf-8 \xff\xfe"', b'"\\ud83d half"', b"[1.50, 2E+3]",
+]
+"""JSON values Python's own reader and writer would change or refuse (and bytes that are not UTF-8)."""
+ODD_LINES = [
+    b'{"type":"message"', b"not json", b"[1, 2]", b'{"x": NaN}', b"", b"   ",
+    b'{"type":"message","id":"bad1","parentId":null,"message":{"role":null}}',
+    b'{"type":"message","id":"bad2","message":"text"}',
+]
+"""Lines repair drops (or, blank ones, keeps)."""
+REPAIR_MESSAGES = [
+    A(tc("cm_1", "exec"), sr="toolUse", api="openai-chatgpt-responses", provider="openai"),
+    A(tc("mt_1", "message"), sr="toolUse", api="openai-responses"),
+    A(text("sent"), provider="openclaw", model="delivery-mirror"),
+    U([text("see"), image("bm90IGFuIGltYWdl", "image/png")]),
+    A(sr="error"),
+]
+"""Rows that need an on-disk fix: calls without results, a mirror, an image that is not one, an empty failed turn."""
+
+
+@st.composite
+def session_files(draw: st.DrawFn) -> list[bytes]:
+    """A session file as lines of bytes (no endings): the header, then entries chained by `parentId`,
+    each maybe carrying an odd value, with odd lines in between."""
+    messages = draw(transcripts(max_size=6)) + draw(st.lists(st.sampled_from(REPAIR_MESSAGES), max_size=3))
+    messages = draw(st.permutations(messages))
+    lines = [json.dumps(HEADER).encode()]
+    for n, message in enumerate(messages):
+        line = json.dumps(entry(message, n, f"e{n - 1}" if n else None)).encode()
+        if draw(st.integers(0, 2)) == 0:
+            line = line[:-1] + b', "odd": ' + draw(st.sampled_from(ODD_VALUES)) + b"}"
+        lines.append(line)
+        if draw(st.integers(0, 5)) == 0:
+            lines.append(draw(st.sampled_from(ODD_LINES)))
+    return lines

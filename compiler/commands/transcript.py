@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -11,10 +10,11 @@ from typing import Any
 from ..config import layers
 from ..errors import Location, TranscriptError
 from ..fsutil import write_chunks_atomic
+from ..transcript import jsonline
 from ..transcript import policy as policies
 from ..transcript.images import DEFAULT_MAX_SIDE_PX
 from ..transcript.model import to_json
-from ..transcript.repair import repair_file
+from ..transcript.repair import DEFAULT_MAX_LINE_BYTES, MIB, repair_file
 from ..transcript.sanitize import SanitizeOptions, sanitize
 from ..transcript.session import read_session, replay_messages
 
@@ -25,6 +25,10 @@ def configure(transcript: argparse.ArgumentParser) -> None:
 
     repair = commands.add_parser("repair", help="fix session files on disk (atomic, with a backup)")
     repair.add_argument("files", nargs="+", metavar="FILE", type=Path)
+    repair.add_argument(
+        "--max-line-mib", type=_positive_int, metavar="N", default=DEFAULT_MAX_LINE_BYTES // MIB,
+        help=f"copy lines longer than N MiB unread (default {DEFAULT_MAX_LINE_BYTES // MIB})",
+    )
     repair.set_defaults(handler=run_repair)
 
     sanitize_cmd = commands.add_parser("sanitize", help="print the replay copy of a session for one provider")
@@ -70,7 +74,7 @@ def run_repair(args: argparse.Namespace) -> int:
         _require_file(path)
     refused = False
     for path in args.files:
-        report = repair_file(path)
+        report = repair_file(path, max_line_bytes=args.max_line_mib * MIB)
         print(report.summary(), file=sys.stderr, flush=True)
         refused = refused or report.status == "refused"
     return 1 if refused else 0
@@ -99,7 +103,7 @@ def run_sanitize(args: argparse.Namespace) -> int:
 def _json_text(document: Any) -> str:
     """Indented JSON that is valid UTF-8: a lone surrogate read from a session becomes its `\\uXXXX`
     escape (it can only occur inside a JSON string, where the escape reads back as the same text)."""
-    text = json.dumps(document, ensure_ascii=False, indent=2) + "\n"
+    text = jsonline.dumps(document, indent=2) + "\n"
     return text.encode("utf-8", errors="backslashreplace").decode("utf-8")
 
 

@@ -12,7 +12,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .model import AssistantMessage, Message, OpaqueBlock, OpaqueMessage, ToolResultMessage, UserMessage, blocks_of
+from .model import AssistantMessage, Message, OpaqueBlock, OpaqueMessage, ToolResultMessage, UserMessage
+from .queries import blocks_of
 
 EMBEDDED_RESULT_TYPES = frozenset({"toolResult", "tool_result"})
 """Block types of a tool result carried inside a user turn."""

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from collections import Counter, defaultdict, deque
 from dataclasses import replace
@@ -11,6 +10,9 @@ from itertools import count
 
 from .answers import rename_embedded
 from .model import AssistantMessage, Message, ThinkingBlock, ToolCallBlock, ToolResultMessage, Transcript
+from .queries import tool_calls
+from .thinking import replayable_reasoning
+from .tool_inputs import NOTHING_AS_IS, replay_as_is
 
 STRICT_MAX = 40
 STRICT9_LENGTH = 9
@@ -20,6 +22,8 @@ STRICT_EMPTY = "defaulttoolid"
 STRICT_NO_ALNUM = "sanitizedtoolid"
 STRICT9_EMPTY = "defaultid"
 NATIVE_ANTHROPIC_ID = re.compile(r"toolu_[A-Za-z0-9_]+")
+NATIVE_KIMI_ID = re.compile(r"functions\.[A-Za-z0-9_-]+:\d+")
+"""Ids Kimi models give their calls (`functions.read:0`); they check them when the call is replayed."""
 _NOT_ALNUM = re.compile(r"[^A-Za-z0-9]")
 
 
@@ -73,14 +77,15 @@ class _IdMap:
     embedded in a later row only answers the latest assistant turn, which is how pairing reads it.
     """
 
-    def __init__(self, mode: str, keep_native_anthropic_ids: bool) -> None:
+    def __init__(self, mode: str, native: tuple[re.Pattern[str], ...], reserved: frozenset[str]) -> None:
         self.unique = _UNIQUE[mode]
-        self.keep_native = keep_native_anthropic_ids
-        self.used: set[str] = set()
+        self.native = native
+        self.used: set[str] = set(reserved)
         self.calls_seen: Counter[str] = Counter()
         self.orphans_seen: Counter[str] = Counter()
         self.pending: defaultdict[str, deque[str]] = defaultdict(deque)
         self.latest_turn: defaultdict[str, deque[str]] = defaultdict(deque)
+        self.last_given: dict[str, str] = {}
 
     def start_turn(self) -> None:
         """An assistant turn begins: embedded results after it answer only its calls."""
@@ -94,10 +99,20 @@ class _IdMap:
         new = raw if native else self.unique(raw if n == 1 else f"{raw}:{n}", self.used)
         return self._claim(new, raw)
 
+    def keep_call(self, raw: str) -> str:
+        """A call replayed as stored keeps its id (already reserved); its result will quote it."""
+        return self._claim(raw, raw)
+
     def for_result(self, raw: str) -> str:
-        """The id of the call this result answers; an orphan keeps a provider-safe id, or gets a fresh one."""
+        """The id of the call this result answers; an orphan keeps a provider-safe id, or gets a fresh one.
+
+        A second result for a call already answered keeps pointing at that call (the latest with its raw
+        id): pairing decides between them, and the later one may be the real result of a stand-in.
+        """
         if self.pending[raw]:
             return self.pending[raw].popleft()
+        if raw in self.last_given:
+            return self.last_given[raw]
         return self._orphan(raw)
 
     def for_embedded(self, raw: str) -> str:
@@ -118,26 +133,42 @@ class _IdMap:
         return new
 
     def _native(self, raw: str) -> bool:
-        """A `toolu_…` id that this policy replays as Anthropic issued it."""
-        return self.keep_native and NATIVE_ANTHROPIC_ID.fullmatch(raw) is not None
+        """An id in a provider's own shape (`toolu_…`, `functions.x:0`) that this policy replays as issued."""
+        return any(pattern.fullmatch(raw) for pattern in self.native)
 
     def _claim(self, new: str, raw: str) -> str:
         self.used.add(new)
         self.pending[raw].append(new)
         self.latest_turn[raw].append(new)
+        self.last_given[raw] = new
         return new
 
 
-def rewrite_tool_call_ids(messages: Transcript, mode: str, keep_native_anthropic_ids: bool = False) -> Transcript:
-    """Give every tool call and result a provider-safe id (`strict` or `strict9`), keeping pairs matched."""
-    ids = _IdMap(mode, keep_native_anthropic_ids)
-    return tuple(_rewrite_message(message, ids) for message in messages)
+def rewrite_tool_call_ids(
+    messages: Transcript, mode: str, keep_native_anthropic_ids: bool = False, *,
+    keep_native_kimi_ids: bool = False, signed_thinking: bool = False, allowed_names: frozenset[str] | None = None,
+) -> Transcript:
+    """Give every tool call and result a provider-safe id (`strict` or `strict9`), keeping pairs matched.
+
+    Native ids are kept when asked (first use only). With `signed_thinking`, turns that replay exactly
+    as stored (tool_inputs.replay_as_is) keep their ids, and no other call may take one of them.
+    """
+    wanted = ((NATIVE_ANTHROPIC_ID, keep_native_anthropic_ids), (NATIVE_KIMI_ID, keep_native_kimi_ids))
+    native = tuple(pattern for pattern, kept in wanted if kept)
+    lowered = None if allowed_names is None else frozenset(n.lower() for n in allowed_names)
+    as_is = replay_as_is(messages, lowered) if signed_thinking else NOTHING_AS_IS
+    ids = _IdMap(mode, native, as_is.ids)
+    return tuple(_rewrite_message(m, ids, index in as_is.turns) for index, m in enumerate(messages))
 
 
-def _rewrite_message(message: Message, ids: _IdMap) -> Message:
+def _rewrite_message(message: Message, ids: _IdMap, as_stored: bool = False) -> Message:
     """New ids for a turn's calls, for a result message, or for the results embedded in a turn."""
     if isinstance(message, AssistantMessage):
         ids.start_turn()
+        if as_stored:
+            for call in tool_calls(message):
+                ids.keep_call(call.id)
+            return message
         if isinstance(message.content, str):
             return message
         return replace(message, content=tuple(_rewrite_call(b, ids) for b in message.content))
@@ -148,7 +179,8 @@ def _rewrite_message(message: Message, ids: _IdMap) -> Message:
 
 def _rewrite_call(block: object, ids: _IdMap) -> object:
     if isinstance(block, ToolCallBlock) and isinstance(block.id, str):
-        return replace(block, id=ids.for_call(block.id))
+        new = ids.for_call(block.id)
+        return block if new == block.id and block.raw.get("id") == new else block.with_id(new)
     return block
 
 
@@ -182,26 +214,14 @@ def _downgrade_turn(blocks: tuple, renamed: dict[str, str]) -> tuple:
     out = []
     reasoning_seen = False
     for block in blocks:
-        reasoning_seen = reasoning_seen or (isinstance(block, ThinkingBlock) and _replayable_reasoning(block))
+        reasoning_seen = reasoning_seen or (isinstance(block, ThinkingBlock) and replayable_reasoning(block))
         call_id, _, item = block.id.partition("|") if _has_string_id(block) else ("", "", "")
         if item.startswith("fc_") and not reasoning_seen:
             renamed[block.id] = call_id
-            block = replace(block, id=call_id)
+            block = block.with_id(call_id)
         out.append(block)
     return tuple(out)
 
 
 def _has_string_id(block: object) -> bool:
     return isinstance(block, ToolCallBlock) and isinstance(block.id, str)
-
-
-def _replayable_reasoning(block: ThinkingBlock) -> bool:
-    """A Responses reasoning item: its signature is JSON with an `rs_` id and a `reasoning*` type."""
-    try:
-        item = json.loads(block.thinking_signature) if isinstance(block.thinking_signature, str) else None
-    except ValueError:
-        return False
-    return (
-        isinstance(item, dict) and str(item.get("id", "")).startswith("rs_")
-        and str(item.get("type", "")).startswith("reasoning")
-    )

@@ -1,8 +1,11 @@
 """Image sanitising for replay: shrink what is over the limits, turn what cannot be used into a note.
 
-Checking an image needs nothing beyond the standard library (PNG, GIF and JPEG sizes come from
-their headers). Re-encoding needs Pillow, the optional `images` extra, imported only when an image
-must shrink; without it such an image becomes a text note saying why.
+Checking an image needs nothing beyond the standard library (PNG, GIF, JPEG and WebP sizes come
+from their headers). Re-encoding needs Pillow, the optional `images` extra, imported only when an
+image must shrink; without it such an image becomes a text note saying why.
+
+The byte limit is measured on the decoded image, as the runtime does. A policy whose provider
+counts the base64 text against its limit as well (Anthropic's Messages API) passes that limit too.
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ import base64
 import io
 import re
 import struct
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from types import ModuleType
 from typing import Any
 
@@ -19,48 +22,100 @@ from .model import ImageBlock, Message, TextBlock, Transcript
 from .texts import Texts
 
 DEFAULT_MAX_SIDE_PX = 1200
-MAX_BASE64_CHARS = 5 * 1024 * 1024
-"""Byte limit, measured on the base64 text (what Anthropic counts), not on the decoded bytes."""
+MAX_IMAGE_BYTES = 5 * 1024 * 1024
+"""Limit on an image's decoded bytes; also the base64 limit of the policies that have one."""
+MAX_PIXELS = 25_000_000
+"""Above this many pixels an image is shrunk whatever its side (only reachable with a large max side)."""
 SIDE_GRID_PX = (1800, 1600, 1400, 1200, 1000, 800)
 JPEG_QUALITIES = (85, 75, 65, 55, 45, 35)
-SNIFFED_MIME_TYPES = (("/9j/", "image/jpeg"), ("iVBOR", "image/png"), ("R0lGOD", "image/gif"))
 _CANONICAL_BASE64 = re.compile(r"[A-Za-z0-9+/]+={0,2}")
 _JPEG_SIZE_MARKERS = frozenset(range(0xC0, 0xD0)) - {0xC4, 0xC8, 0xCC}
 
 
-def sanitize_images(messages: Transcript, max_side: int, texts: Texts) -> Transcript:
+def sanitize_images(
+    messages: Transcript, max_side: int, texts: Texts, base64_limit: int | None = None
+) -> Transcript:
     """Every image block of every turn, checked against the limits (see sanitize_image)."""
-    return tuple(_sanitize_message_images(m, max_side, texts) for m in messages)
+    return tuple(_sanitize_message_images(m, _Limits(max_side, base64_limit), texts) for m in messages)
 
 
-def _sanitize_message_images(message: Message, max_side: int, texts: Texts) -> Message:
+@dataclass(frozen=True)
+class _Limits:
+    """What an image must fit to be replayed as it is."""
+
+    max_side: int
+    """Longest side in pixels."""
+    base64_limit: int | None
+    """Longest base64 text, for providers that count it; None when only the decoded bytes count."""
+
+    def fit(self, decoded_bytes: int, base64_chars: int) -> bool:
+        """Within the byte limit (and the base64 limit, when there is one)."""
+        return decoded_bytes <= MAX_IMAGE_BYTES and (self.base64_limit is None or base64_chars <= self.base64_limit)
+
+
+def _sanitize_message_images(message: Message, limits: _Limits, texts: Texts) -> Message:
     content = getattr(message, "content", "")
     if isinstance(content, str) or not any(isinstance(b, ImageBlock) for b in content):
         return message
-    blocks = tuple(sanitize_image(b, max_side, texts) if isinstance(b, ImageBlock) else b for b in content)
+    blocks = tuple(_sanitize(b, limits, texts) if isinstance(b, ImageBlock) else b for b in content)
     return replace(message, content=blocks)
 
 
-def sanitize_image(block: ImageBlock, max_side: int, texts: Texts) -> ImageBlock | TextBlock:
-    """Keep an image within `max_side` px and MAX_BASE64_CHARS as is, shrink it to JPEG, or note why not."""
+def sanitize_image(
+    block: ImageBlock, max_side: int, texts: Texts, base64_limit: int | None = None
+) -> ImageBlock | TextBlock:
+    """Keep an image within the limits as it is (PNG, JPEG, GIF and WebP alike), shrink it to JPEG,
+    or note why not."""
+    return _sanitize(block, _Limits(max_side, base64_limit), texts)
+
+
+def _sanitize(block: ImageBlock, limits: _Limits, texts: Texts) -> ImageBlock | TextBlock:
     if not isinstance(block.data, str) or not block.data.strip():
         return _note(texts, texts.image_empty)
     data = re.sub(r"\s", "", block.data)
     if len(data) % 4 or not _CANONICAL_BASE64.fullmatch(data):
         return _note(texts, texts.image_invalid_base64)
     decoded = base64.b64decode(data)
-    mime_type = next((mime for prefix, mime in SNIFFED_MIME_TYPES if data.startswith(prefix)), block.mime_type)
+    mime_type = sniff_mime_type(decoded) or block.mime_type
     size = image_size(decoded)
-    if size is not None and max(size) <= max_side and len(data) <= MAX_BASE64_CHARS:
+    small_enough = size is not None and max(size) <= limits.max_side and size[0] * size[1] <= MAX_PIXELS
+    if small_enough and limits.fit(len(decoded), len(data)):
         return replace(block, data=data, mime_type=mime_type)
-    return _shrink(block, decoded, max_side, texts)
+    return _shrink(block, decoded, limits, texts)
+
+
+def sniff_mime_type(data: bytes) -> str | None:
+    """The image type its first bytes announce (PNG, JPEG, GIF, WebP), or None."""
+    if data.startswith(b"\x89PNG\r\n\x1a\n"):
+        return "image/png"
+    if data.startswith(b"\xff\xd8\xff"):
+        return "image/jpeg"
+    if data[:6] in (b"GIF87a", b"GIF89a"):
+        return "image/gif"
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "image/webp"
+    return None
+
+
+HEIF_BRANDS = frozenset({b"heic", b"heix", b"hevc", b"hevx", b"heis", b"heim", b"hevm", b"hevs", b"mif1", b"msf1"})
+"""ISO base media `ftyp` brands of HEIC/HEIF stills."""
+
+
+def looks_like_image(head: bytes) -> bool:
+    """Do these first bytes start an image file (the replay types, BMP, or HEIC/HEIF)?"""
+    if sniff_mime_type(head) or head.startswith(b"BM"):
+        return True
+    if len(head) < 12 or head[4:8] != b"ftyp":
+        return False
+    brands = [head[8:12]] + [head[at: at + 4] for at in range(16, len(head) - 3, 4)]
+    return any(brand in HEIF_BRANDS for brand in brands)
 
 
 def _note(texts: Texts, reason: str) -> TextBlock:
     return TextBlock(text=texts.image_note.format(reason=reason))
 
 
-def _shrink(block: ImageBlock, decoded: bytes, max_side: int, texts: Texts) -> ImageBlock | TextBlock:
+def _shrink(block: ImageBlock, decoded: bytes, limits: _Limits, texts: Texts) -> ImageBlock | TextBlock:
     """Try each side of the grid (largest first) at falling JPEG qualities; the first fit wins."""
     pillow = load_pillow()
     if pillow is None:
@@ -70,15 +125,16 @@ def _shrink(block: ImageBlock, decoded: bytes, max_side: int, texts: Texts) -> I
         image.load()
     except (OSError, ValueError, pillow.DecompressionBombError):
         return _note(texts, texts.image_undecodable)
-    smallest = len(block.data)
-    for side in _side_grid(max(image.size), max_side):
+    smallest = len(decoded)
+    for side in _side_grid(max(image.size), limits.max_side):
         fitted = _fitted(pillow, image, side)
         for quality in JPEG_QUALITIES:
-            encoded = base64.b64encode(_jpeg(fitted, quality)).decode("ascii")
-            if len(encoded) <= MAX_BASE64_CHARS:
+            jpeg = _jpeg(fitted, quality)
+            encoded = base64.b64encode(jpeg).decode("ascii")
+            if limits.fit(len(jpeg), len(encoded)):
                 return replace(block, data=encoded, mime_type="image/jpeg")
-            smallest = min(smallest, len(encoded))
-    return _note(texts, texts.image_too_large.format(limit=_mib(MAX_BASE64_CHARS), size=_mib(smallest)))
+            smallest = min(smallest, len(jpeg))
+    return _note(texts, texts.image_too_large.format(limit=_mib(MAX_IMAGE_BYTES), size=_mib(smallest)))
 
 
 def load_pillow() -> ModuleType | None:
@@ -113,18 +169,34 @@ def _jpeg(image: Any, quality: int) -> bytes:
     return buffer.getvalue()
 
 
-def _mib(chars: int) -> str:
-    return f"{chars / (1024 * 1024):.2f} MiB"
+def _mib(size: int) -> str:
+    return f"{size / (1024 * 1024):.2f} MiB"
 
 
 def image_size(data: bytes) -> tuple[int, int] | None:
-    """(width, height) from a PNG, GIF or JPEG header; None for anything else."""
+    """(width, height) from a PNG, GIF, JPEG or WebP header; None for anything else."""
     if data.startswith(b"\x89PNG\r\n\x1a\n") and len(data) >= 24:
         return struct.unpack(">II", data[16:24])
     if data[:6] in (b"GIF87a", b"GIF89a") and len(data) >= 10:
         return struct.unpack("<HH", data[6:10])
     if data.startswith(b"\xff\xd8"):
         return _jpeg_size(data)
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP" and len(data) >= 30:
+        return _webp_size(data)
+    return None
+
+
+def _webp_size(data: bytes) -> tuple[int, int] | None:
+    """The canvas size from the first chunk: lossy (`VP8 `), lossless (`VP8L`) or extended (`VP8X`)."""
+    chunk = data[12:16]
+    if chunk == b"VP8 " and data[23:26] == b"\x9d\x01\x2a":  # key frame start code
+        width, height = struct.unpack("<HH", data[26:30])
+        return width & 0x3FFF, height & 0x3FFF
+    if chunk == b"VP8L" and data[20] == 0x2F:
+        bits = int.from_bytes(data[21:25], "little")
+        return (bits & 0x3FFF) + 1, ((bits >> 14) & 0x3FFF) + 1
+    if chunk == b"VP8X":
+        return int.from_bytes(data[24:27], "little") + 1, int.from_bytes(data[27:30], "little") + 1
     return None
 
 

@@ -6,10 +6,11 @@ fields we do not model, and the key order, survive a read/write round trip exact
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields, is_dataclass, replace
+from dataclasses import Field, dataclass, field, fields, is_dataclass, replace
 from typing import Any, TypeVar
+
+from . import jsonline
 
 T = TypeVar("T")
 
@@ -17,11 +18,16 @@ TOOL_CALL_TYPES = frozenset({"toolCall", "toolUse", "functionCall", "tool_call",
 THINKING_TYPES = frozenset({"thinking", "redacted_thinking"})
 FAILED_STOP_REASONS = frozenset({"error", "aborted"})
 USAGE_COUNTERS = ("input", "output", "cacheRead", "cacheWrite", "totalTokens")
+CALL_ID_FALLBACKS = ("tool_call_id", "call_id")
+"""Keys some writers use for a tool call's id instead of `id`."""
 
 
-def _json(name: str, default: Any = None) -> Any:
-    """A modelled field stored under JSON key `name`; None means absent (or null, if it was null)."""
-    return field(default=default, metadata={"json": name})
+def _json(name: str, default: Any = None, fallbacks: tuple[str, ...] = ()) -> Any:
+    """A modelled field stored under JSON key `name`; None means absent (or null, if it was null).
+
+    When `name` holds no usable string, the first of `fallbacks` that does gives the value.
+    """
+    return field(default=default, metadata={"json": name, "fallbacks": fallbacks})
 
 
 def _raw() -> Any:
@@ -78,8 +84,8 @@ class ToolCallBlock:
 
     type: str = _json("type", "toolCall")
     """One of TOOL_CALL_TYPES (`toolCall` in current files, `toolUse`/`tool_use`… in older ones)."""
-    id: Any = _json("id")
-    """Call id that the matching tool result quotes; usually a string."""
+    id: Any = _json("id", fallbacks=CALL_ID_FALLBACKS)
+    """Call id that the matching tool result quotes: `id`, else `tool_call_id`, else `call_id`."""
     name: Any = _json("name")
     """Tool name; usually a string."""
     arguments: Any = _json("arguments")
@@ -90,6 +96,11 @@ class ToolCallBlock:
     """Streaming scratch text persisted by an interrupted call."""
     raw: Mapping[str, Any] = _raw()
     """The block as read, modelled fields included (e.g. `thoughtSignature`)."""
+
+    def with_id(self, new: str) -> ToolCallBlock:
+        """A copy whose id is `new`, written under `id` and under each fallback key that held the old id."""
+        raw = {k: (new if k in CALL_ID_FALLBACKS and v == self.id else v) for k, v in self.raw.items()}
+        return replace(self, id=new, raw={**raw, "id": new})
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -318,8 +329,21 @@ def _parse_content(value: Any) -> Content | None:
 
 
 def _from_raw(cls: type[T], raw: Mapping[str, Any], **typed: Any) -> T:
-    values = {f.name: raw.get(f.metadata["json"]) for f in fields(cls) if "json" in f.metadata}
+    values = {f.name: _read(raw, f) for f in fields(cls) if "json" in f.metadata}
     return cls(**{**values, **typed}, raw=raw)
+
+
+def _read(raw: Mapping[str, Any], spec: Field) -> Any:
+    """A modelled field's value in `raw`: its own key, else a fallback key holding a usable string."""
+    value = raw.get(spec.metadata["json"])
+    if is_usable_string(value):
+        return value
+    return next((raw[k] for k in spec.metadata["fallbacks"] if is_usable_string(raw.get(k))), value)
+
+
+def is_usable_string(value: Any) -> bool:
+    """A string with something besides whitespace in it (what an id or a name must be)."""
+    return isinstance(value, str) and bool(value.strip())
 
 
 # ---------------------------------------------------------------------------------------------
@@ -327,7 +351,11 @@ def _from_raw(cls: type[T], raw: Mapping[str, Any], **typed: Any) -> T:
 
 
 def to_json(obj: Any) -> Any:
-    """The JSON value for a typed object: its raw object with the modelled fields written back."""
+    """The JSON value for a typed object: its raw object with the modelled fields that changed written back.
+
+    A field still holding what was read from `raw` is left as `raw` has it, so reading and writing
+    an object gives back exactly what was read.
+    """
     if isinstance(obj, (OpaqueBlock, OpaqueMessage)):
         return obj.raw
     out = dict(obj.raw)
@@ -337,7 +365,8 @@ def to_json(obj: Any) -> Any:
             continue
         value = getattr(obj, f.name)
         if value is not None:
-            out[key] = _encode(value)
+            if isinstance(value, tuple) or value != _read(obj.raw, f):
+                out[key] = _encode(value)
         elif out.get(key) is not None:
             del out[key]
     return out
@@ -352,60 +381,8 @@ def _encode(value: Any) -> Any:
 
 
 def loads(text: str) -> Any:
-    """Parse one JSON line strictly: NaN and Infinity are not JSON and count as malformed."""
-    return json.loads(text, parse_constant=_reject_constant)
+    """Parse one JSON line strictly (NaN and Infinity are not JSON); numbers Python cannot write back
+    as read (`1e400`, `-0`, 5,000 digits) are kept as `RawNumber`s."""
+    return jsonline.loads(text)
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not valid JSON")
-
-
-def dumps(value: Any) -> str:
-    """One compact JSON line, like the runtime's own writer (non-ASCII kept as is)."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
-def encode_line(text: str) -> bytes:
-    """UTF-8 bytes of a JSON line; a lone surrogate becomes its own `\\uXXXX` escape, which JSON reads back."""
-    return text.encode("utf-8", errors="backslashreplace")
-
-
-# ---------------------------------------------------------------------------------------------
-# Small queries shared by the transforms
-
-
-def without_fields(obj: T, *keys: str) -> T:
-    """A copy of a typed object with the given JSON keys removed, modelled or not."""
-    modelled = {f.metadata["json"]: f.name for f in fields(obj) if "json" in f.metadata}
-    raw = {k: v for k, v in obj.raw.items() if k not in keys}
-    return replace(obj, raw=raw, **{modelled[k]: None for k in keys if k in modelled})
-
-
-def blocks_of(message: Message) -> tuple[Block, ...]:
-    """A message's content as blocks (a legacy string is one text block)."""
-    content = getattr(message, "content", ())
-    return (TextBlock(text=content),) if isinstance(content, str) else content
-
-
-def tool_calls(message: Message) -> tuple[ToolCallBlock, ...]:
-    """The tool-call blocks of an assistant turn (none for other roles)."""
-    if not isinstance(message, AssistantMessage):
-        return ()
-    return tuple(b for b in blocks_of(message) if isinstance(b, ToolCallBlock))
-
-
-def is_failed(message: Message) -> bool:
-    """An assistant turn that ended in `error` or `aborted`: its tool calls may be incomplete."""
-    return isinstance(message, AssistantMessage) and message.stop_reason in FAILED_STOP_REASONS
-
-
-def is_blank_text(block: Block) -> bool:
-    """A text block with nothing but whitespace."""
-    return isinstance(block, TextBlock) and not block.text.strip()
-
-
-def has_zero_usage(message: AssistantMessage) -> bool:
-    """Every token counter present is 0, and at least one is present."""
-    usage = message.usage if isinstance(message.usage, Mapping) else {}
-    present = [usage[k] for k in USAGE_COUNTERS if isinstance(usage.get(k), (int, float))]
-    return bool(present) and all(v == 0 for v in present)

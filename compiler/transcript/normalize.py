@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 
 from .model import (
-    AssistantMessage, Content, Message, TextBlock, ThinkingBlock, ToolResultMessage, Transcript, UserMessage,
-    blocks_of, has_zero_usage, is_blank_text,
+    AssistantMessage, Block, Content, Message, TextBlock, ThinkingBlock, ToolResultMessage, Transcript, UserMessage,
 )
-from .texts import Texts
+from .queries import blocks_of, has_zero_usage, is_blank_text, says_nothing
+from .texts import OPENCLAW_SPELLINGS, Texts
 
 # Rows the runtime writes for its own bookkeeping (mirrors of delivered replies, injected notes).
 TRANSCRIPT_ONLY_PROVIDER = "openclaw"
@@ -41,15 +41,15 @@ def _reasoning_cut_short(message: Message) -> bool:
         return False
     blocks = blocks_of(message)
     thinking = [b for b in blocks if isinstance(b, ThinkingBlock)]
-    return bool(thinking) and all(isinstance(b, ThinkingBlock) or is_blank_text(b) for b in blocks)
+    return bool(thinking) and all(isinstance(b, ThinkingBlock) or says_nothing(b) for b in blocks)
 
 
 def clean_empty_text(messages: Transcript, texts: Texts) -> Transcript:
     """Remove blank text blocks; what an emptied turn becomes depends on its role.
 
-    user: the turn is left out. toolResult: one placeholder block. assistant: a turn stored with
-    no content that failed (or stopped with zero usage) gets the failed-turn text; any other
-    empty assistant turn is left out.
+    user: the turn is left out. toolResult: one placeholder block. assistant: the silent-reply
+    token counts as blank too; a turn stored with no content that failed (or stopped with zero
+    usage) gets the failed-turn text; any other empty assistant turn is left out.
     """
     cleaned = (_clean(m, texts) for m in messages)
     return tuple(m for m in cleaned if m is not None)
@@ -57,10 +57,10 @@ def clean_empty_text(messages: Transcript, texts: Texts) -> Transcript:
 
 def _clean(message: Message, texts: Texts) -> Message | None:
     if isinstance(message, UserMessage):
-        kept = _without_blank_text(message.content)
+        kept = _without(message.content, is_blank_text)
         return None if kept is None else _with_content(message, kept)
     if isinstance(message, ToolResultMessage):
-        kept = _without_blank_text(message.content)
+        kept = _without(message.content, is_blank_text)
         return _with_content(message, kept if kept is not None else (TextBlock(text=texts.empty_content),))
     if isinstance(message, AssistantMessage):
         return _clean_assistant(message, texts)
@@ -71,18 +71,18 @@ def _clean_assistant(message: AssistantMessage, texts: Texts) -> AssistantMessag
     if message.content == ():
         failed = replace(message, content=(TextBlock(text=texts.failed_turn),))
         return failed if failed_before_content(message) else None
-    kept = _without_blank_text(message.content)
+    kept = _without(message.content, says_nothing)
     if kept is None:
         return None
     # Legacy string content becomes a block so later steps see one shape.
     return _with_content(message, (TextBlock(text=kept),) if isinstance(kept, str) else kept)
 
 
-def _without_blank_text(content: Content) -> Content | None:
-    """The content without blank text; None when nothing is left."""
+def _without(content: Content, empty: Callable[[Block], bool]) -> Content | None:
+    """The content without the text blocks `empty` flags; None when nothing is left."""
     if isinstance(content, str):
-        return content if content.strip() else None
-    kept = tuple(b for b in content if not is_blank_text(b))
+        return None if empty(TextBlock(text=content)) else content
+    kept = tuple(b for b in content if not empty(b))
     return (content if len(kept) == len(content) else kept) if kept else None
 
 
@@ -104,7 +104,9 @@ def drop_trailing_failed_turns(messages: Transcript, texts: Texts) -> Transcript
 
 
 def _is_failed_turn_stand_in(message: Message, texts: Texts) -> bool:
+    """Our stand-in, or the one OpenClaw writes into the files it keeps (recognised, never written)."""
     if not isinstance(message, AssistantMessage) or not failed_before_content(message):
         return False
     blocks = blocks_of(message)
-    return len(blocks) == 1 and isinstance(blocks[0], TextBlock) and blocks[0].text == texts.failed_turn
+    stand_ins = (texts.failed_turn, OPENCLAW_SPELLINGS.failed_turn)
+    return len(blocks) == 1 and isinstance(blocks[0], TextBlock) and blocks[0].text in stand_ins

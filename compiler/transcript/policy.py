@@ -15,6 +15,7 @@ TOOL_CALL_INPUTS = "tool_call_inputs"
 INCOMPLETE_REASONING_TURNS = "incomplete_reasoning_turns"
 TOOL_CALL_IDS = "tool_call_ids"
 TOOL_RESULT_PAIRING = "tool_result_pairing"
+RESPONSES_REASONING = "responses_reasoning"
 RESPONSES_CALL_IDS = "responses_call_ids"
 THOUGHT_SIGNATURES = "thought_signatures"
 UNSIGNED_THINKING = "unsigned_thinking"
@@ -27,8 +28,10 @@ ANTHROPIC_TURNS = "anthropic_turns"
 TRANSFORM_ORDER = (
     INTER_SESSION_MARKER, TRANSCRIPT_ONLY_ROWS, EMPTY_TEXT, IMAGES, TOOL_CALL_INPUTS,
     # After input validation: dropping a bad call can leave a turn that is only reasoning.
-    INCOMPLETE_REASONING_TURNS, TOOL_CALL_IDS, TOOL_RESULT_PAIRING, RESPONSES_CALL_IDS, UNSIGNED_THINKING,
-    HISTORICAL_THINKING, GEMINI_TURNS,
+    INCOMPLETE_REASONING_TURNS,
+    # Before the ids: a turn replayed as stored (signed thinking) is judged by the thinking it keeps.
+    UNSIGNED_THINKING,
+    TOOL_CALL_IDS, TOOL_RESULT_PAIRING, RESPONSES_REASONING, RESPONSES_CALL_IDS, HISTORICAL_THINKING, GEMINI_TURNS,
     # After the merge: a failed turn's blocks keep their signatures, but once merged into a completed
     # turn they are checked like any other (before it, a second pass would still find work to do).
     THOUGHT_SIGNATURES, TRAILING_FAILED_TURNS, BOOTSTRAP_USER_TURN, ANTHROPIC_TURNS,
@@ -56,6 +59,12 @@ class Policy:
     """Leave `toolu_…` ids as they are (Anthropic issued them and checks them)."""
     responses_api: bool = False
     """An OpenAI Responses-family API: a missing tool output is answered with `aborted`."""
+    base64_image_limit: bool = False
+    """The provider also limits an image's base64 text (Anthropic's Messages API), not only its bytes."""
+    keep_native_kimi_ids: bool = False
+    """Leave `functions.<name>:<n>` ids as they are (set by `resolve` for a Kimi model on a strict row)."""
+    signed_thinking_replay: bool = False
+    """Replay turns with signed thinking exactly as stored when their calls allow it (set by `resolve`)."""
     why: str = ""
     """Why this row was chosen for the request (filled in by `resolve`)."""
 
@@ -66,8 +75,12 @@ class Policy:
         return tuple(name for name in TRANSFORM_ORDER if name in on)
 
 
-def _row(name: str, ids: str | None, *extra: str, toolu: bool = False, responses: bool = False) -> Policy:
-    return Policy(name, ids, frozenset(extra), keep_native_anthropic_ids=toolu, responses_api=responses)
+def _row(
+    name: str, ids: str | None, *extra: str, toolu: bool = False, responses: bool = False, base64: bool = False
+) -> Policy:
+    return Policy(
+        name, ids, frozenset(extra), keep_native_anthropic_ids=toolu, responses_api=responses, base64_image_limit=base64
+    )
 
 
 _ANTHROPIC_STYLE = (UNSIGNED_THINKING, ANTHROPIC_TURNS)
@@ -76,12 +89,12 @@ _GEMINI_STYLE = (GEMINI_TURNS, BOOTSTRAP_USER_TURN)
 # One row per provider family. Read across: id mode, then what the family adds to EVERY_POLICY.
 POLICY_TABLE: dict[str, Policy] = {p.name: p for p in (
     #     family                  ids        added transforms
-    _row("openai-responses",     None,      RESPONSES_CALL_IDS, responses=True),
+    _row("openai-responses",     None,      RESPONSES_REASONING, RESPONSES_CALL_IDS, responses=True),
     _row("openai",               "strict"),
     _row("openai-compatible",    "strict",  HISTORICAL_THINKING, *_GEMINI_STYLE, ANTHROPIC_TURNS),
     _row("google",               "strict",  THOUGHT_SIGNATURES, *_GEMINI_STYLE),
-    _row("anthropic",            "strict",  *_ANTHROPIC_STYLE, toolu=True),
-    _row("anthropic-compatible", "strict",  *_ANTHROPIC_STYLE),
+    _row("anthropic",            "strict",  *_ANTHROPIC_STYLE, toolu=True, base64=True),
+    _row("anthropic-compatible", "strict",  *_ANTHROPIC_STYLE, base64=True),
     _row("bedrock",              "strict",  *_ANTHROPIC_STYLE),
     _row("mistral",              "strict9"),
     _row("openrouter-gemini",    None,      THOUGHT_SIGNATURES),
@@ -96,6 +109,9 @@ RESPONSES_APIS = frozenset({
     "openai-responses", "openai-codex-responses", "openai-chatgpt-responses", "azure-openai-responses",
 })
 MISTRAL_MODEL_WORDS = ("mistral", "mixtral", "codestral", "pixtral", "devstral", "ministral", "mistralai")
+KIMI_PROVIDERS = frozenset({"moonshot", "kimi", "kimi-coding"})
+SIGNED_THINKING_APIS = frozenset({"anthropic-messages", "bedrock-converse-stream"})
+"""APIs whose thinking signatures the provider checks when a turn is replayed to it."""
 
 
 @dataclass(frozen=True)
@@ -143,7 +159,25 @@ def resolve(provider: str, model_api: str, model: str) -> Policy:
     policy = replace(POLICY_TABLE[name], why=reason)
     if UNSIGNED_THINKING in policy.extra and claude_before_4(request.model):
         policy = replace(policy, extra=policy.extra | {HISTORICAL_THINKING})
+    if policy.ids == "strict" and kimi_model(request):
+        policy = replace(policy, keep_native_kimi_ids=True)
+    if signed_thinking_replay(policy, request):
+        policy = replace(policy, signed_thinking_replay=True)
     return policy
+
+
+def kimi_model(request: Request) -> bool:
+    """A Kimi model (Moonshot's provider, or a model id naming Kimi): it issued `functions.x:n` ids."""
+    return request.provider in KIMI_PROVIDERS or "kimi" in request.model
+
+
+def signed_thinking_replay(policy: Policy, request: Request) -> bool:
+    """Thinking signed by the provider may go back to it unchanged: an Anthropic-style row on an API that
+    checks signatures, with historical thinking kept (a pre-4 Claude drops it, so there is nothing to keep)."""
+    return (
+        UNSIGNED_THINKING in policy.extra and request.model_api in SIGNED_THINKING_APIS
+        and HISTORICAL_THINKING not in policy.extra
+    )
 
 
 def claude_before_4(model: str) -> bool:
@@ -166,6 +200,7 @@ PURPOSES = {
     TOOL_CALL_INPUTS: "drop tool calls without arguments, an id or a valid name",
     TOOL_CALL_IDS: "rewrite tool-call ids to a provider-safe form",
     TOOL_RESULT_PAIRING: "answer every tool call once, right after its turn",
+    RESPONSES_REASONING: "drop reasoning items that no output item follows",
     RESPONSES_CALL_IDS: "drop `|fc_` item ids that no reasoning item precedes",
     THOUGHT_SIGNATURES: "drop thought signatures that are not base64",
     UNSIGNED_THINKING: "drop unsigned thinking and thinking older than the latest compaction",
@@ -177,7 +212,13 @@ PURPOSES = {
 }
 
 _DETAILS = {
-    TOOL_CALL_IDS: lambda p: f"{p.ids}" + (", native toolu_ ids kept" if p.keep_native_anthropic_ids else ""),
+    IMAGES: lambda p: "bytes and base64 text" if p.base64_image_limit else "",
+    TOOL_CALL_INPUTS: lambda p: "signed thinking turns replayed as stored" if p.signed_thinking_replay else "",
+    TOOL_CALL_IDS: lambda p: f"{p.ids}" + "".join(note for note, on in (
+        (", native toolu_ ids kept", p.keep_native_anthropic_ids),
+        (", native Kimi ids kept", p.keep_native_kimi_ids),
+        (", signed thinking turns keep theirs", p.signed_thinking_replay),
+    ) if on),
     TOOL_RESULT_PAIRING: lambda p: (
         "missing outputs become `aborted`" if p.responses_api else "missing results become errors"
     ),

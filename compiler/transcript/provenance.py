@@ -8,8 +8,12 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
-from .model import Block, Message, TextBlock, Transcript, UserMessage, is_blank_text
-from .texts import Texts
+from .model import Block, Message, TextBlock, Transcript, UserMessage
+from .queries import is_blank_text
+from .texts import OPENCLAW_SPELLINGS, Texts, sha256_matches
+
+_LINES = re.compile(r"[^\n]*\n|[^\n]+")
+"""Lines with their endings; only a newline ends a line (a user's other separators stay inside it)."""
 
 # (marker label, provenance key), in the order the marker lists them.
 MARKER_FIELDS = (
@@ -49,41 +53,64 @@ def _mark(message: UserMessage, texts: Texts) -> UserMessage:
 
 
 def _marked_blocks(blocks: tuple[Block, ...], mark: str, texts: Texts) -> tuple[Block, ...]:
+    """The current marker on the first readable text block; older markers in any text block go.
+
+    A turn merged from relayed turns carries each part's marker at the head of that part's block;
+    when one of them is the current marker the turn is already marked and stays as it is.
+    """
     readable = [i for i, b in enumerate(blocks) if isinstance(b, TextBlock) and b.text.strip()]
     if any(blocks[i].text.startswith(mark) for i in readable):
-        return blocks  # already marked (in a merged turn the marked text may come second)
-    if readable:
-        first = readable[0]
-        annotated = replace(blocks[first], text=_annotated(blocks[first].text, mark, texts))
-        return (*blocks[:first], annotated, *blocks[first + 1:])
-    if all(is_blank_text(b) for b in blocks):
-        return blocks  # nothing to attribute; the empty-text step removes the turn
-    return (TextBlock(text=mark + texts.inter_session_no_text), *blocks)
+        return blocks
+    if not readable:
+        if all(is_blank_text(b) for b in blocks):
+            return blocks  # nothing to attribute; the empty-text step removes the turn
+        return (TextBlock(text=mark + texts.inter_session_no_text), *blocks)
+    cleaned = list(blocks)
+    for i in readable:
+        text = without_markers(blocks[i].text, texts)
+        cleaned[i] = blocks[i] if text == blocks[i].text else replace(blocks[i], text=text)
+    first = readable[0]
+    cleaned[first] = replace(cleaned[first], text=mark + cleaned[first].text)
+    return tuple(cleaned)
 
 
 def _annotated(text: str, mark: str, texts: Texts) -> str:
-    """The text under the current marker, replacing an older or differently sourced one."""
-    return text if text.startswith(mark) else mark + _without_marker(text, texts)
+    """The text under the current marker, with any older or differently sourced marker in it removed."""
+    return text if text.startswith(mark) else mark + without_markers(text, texts)
 
 
-def _without_marker(text: str, texts: Texts) -> str:
-    """The text under a leading marker line (and its notice line), or the whole text.
+def without_markers(text: str, texts: Texts) -> str:
+    """The text without the complete markers in it, wherever they are (a relay may have put text above one).
 
-    Only a first line that is a complete marker header counts, and only when text remains under
-    it: words that merely start like the header are the user's, and are never dropped.
+    A marker is a whole line that is a marker header (ours, now or before, or the one OpenClaw writes),
+    with the notice line under it when there is one. Words that merely start like a header are the
+    user's, and a text that would be left blank keeps its marker rather than being emptied.
     """
-    first, newline, rest = text.partition("\n")
-    if not newline or not is_marker_header(first, texts):
-        return text
-    notice, _, after = rest.partition("\n")
-    body = after if notice == texts.inter_session_notice else rest
-    return body if body.strip() else text
+    lines = _LINES.findall(text)
+    kept: list[str] = []
+    at = 0
+    while at < len(lines):
+        if is_marker_header(lines[at].rstrip("\r\n"), texts):
+            at += 2 if at + 1 < len(lines) and _is_notice(lines[at + 1].rstrip("\r\n"), texts) else 1
+            continue
+        kept.append(lines[at])
+        at += 1
+    remaining = "".join(kept)
+    return remaining if remaining.strip() else text
+
+
+def _is_notice(line: str, texts: Texts) -> bool:
+    return line == texts.inter_session_notice or sha256_matches(line, OPENCLAW_SPELLINGS.inter_session_notice_sha256)
 
 
 def is_marker_header(line: str, texts: Texts) -> bool:
-    """A marker header line as `marker` writes it, now or before: the header, then optional
-    `sourceSession=`, `sourceChannel=`, `sourceTool=` items in that order, then optional `isUser=false`."""
-    return _header_grammar(texts.inter_session_header).fullmatch(line) is not None
+    """A marker header line as `marker` writes it, now or before, or as OpenClaw writes its own: the
+    header, then optional `sourceSession=`, `sourceChannel=`, `sourceTool=` items in that order, then
+    optional `isUser=false`."""
+    return any(
+        _header_grammar(header).fullmatch(line) is not None
+        for header in (texts.inter_session_header, OPENCLAW_SPELLINGS.inter_session_header)
+    )
 
 
 @lru_cache(maxsize=8)

@@ -1,9 +1,12 @@
-"""On-disk session repair: drop malformed lines and fill turns no provider accepts, streaming, atomically.
+"""On-disk session repair: drop what no provider can use, fill what it rejects, streaming, atomically.
 
 The file is read twice, line by line: once to find out whether anything needs fixing (a clean
-file is never written), once to write the fixed copy. Lines that need no fix are copied byte for
-byte, so CRLF endings, key order and number formats survive. A symlink is followed: the file it
-points to is repaired (its backup goes beside it) and the link itself is left in place.
+file is never written) and which tool results are missing, once to write the fixed copy. A line
+that needs no fix is copied byte for byte; a fixed line changes only the values the fix replaces
+(linefix). A line longer than the line cap is never read whole: it is copied in chunks, as it was,
+and reported. A symlink is followed: the file it points to is repaired (its backup goes beside it)
+and the link itself is left in place. Stale temp files of an earlier, killed repair are removed
+first (tempfiles).
 """
 
 from __future__ import annotations
@@ -14,26 +17,48 @@ import stat
 import time
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field
+from itertools import count
 from pathlib import Path
-from typing import Any
+from typing import BinaryIO
 
 from ..errors import Location, TranscriptError
 from ..fsutil import write_chunks_atomic
-from .model import (
-    AssistantMessage, TextBlock, UserMessage, dumps, encode_line, is_blank_text, loads, parse_entry, parse_header,
-    to_json,
+from . import tempfiles
+from .inserts import Insert, ResultScan
+from .linefix import (
+    BAD_IMAGE, BLANK_USER, FAILED_ASSISTANT, INVALID_MESSAGE, MALFORMED, NOT_REWRITABLE, RELINKED, LineFix,
+    fix_line, relink_target,
 )
+from .model import parse_header
 from .texts import DEFAULT_TEXTS, Texts
 
-MALFORMED = "malformed"
-FAILED_ASSISTANT = "failed_assistant"
-BLANK_USER = "blank_user"
+MIB = 1024 * 1024
+DEFAULT_MAX_LINE_BYTES = 64 * MIB
+"""Lines longer than this (line ending included) are copied unread."""
+_COPY_CHUNK = MIB
+
+INSERTED = "inserted_result"
+OVER_LONG = "over_long"
+RESULTS_NOT_INSERTED = "results_not_inserted"
+STALE_TEMP = "stale_temp"
 
 _CHANGE_WORDS = {
     MALFORMED: ("dropped {n} malformed line", "dropped {n} malformed lines"),
+    INVALID_MESSAGE: ("dropped {n} message entry without a role", "dropped {n} message entries without a role"),
     FAILED_ASSISTANT: ("rewrote {n} empty failed assistant turn", "rewrote {n} empty failed assistant turns"),
     BLANK_USER: ("rewrote {n} user turn with blank text", "rewrote {n} user turns with blank text"),
+    BAD_IMAGE: ("replaced {n} unreadable image with a note", "replaced {n} unreadable images with a note"),
+    INSERTED: ("inserted {n} missing tool result", "inserted {n} missing tool results"),
+    RELINKED: ("re-linked {n} entry to its new parent", "re-linked {n} entries to their new parents"),
+}
+_NOTE_WORDS = {
+    OVER_LONG: ("kept {n} line over the {cap} line cap unread", "kept {n} lines over the {cap} line cap unread"),
+    NOT_REWRITABLE: ("left {n} value that cannot be written back exactly", "left {n} values that cannot be written "
+                     "back exactly"),
+    RESULTS_NOT_INSERTED: ("inserted no missing tool results: an unread line may hold them",) * 2,
+    STALE_TEMP: ("removed {n} stale temp file of an interrupted repair",
+                 "removed {n} stale temp files of an interrupted repair"),
 }
 
 
@@ -46,56 +71,98 @@ class RepairReport:
     status: str
     """`clean` (untouched), `repaired`, or `refused` (untouched; see `reason`)."""
     changes: Counter[str]
-    """How many lines each kind of fix touched (MALFORMED, FAILED_ASSISTANT, BLANK_USER)."""
+    """How many lines (or blocks, for images) each kind of fix touched; see _CHANGE_WORDS."""
     backup: Path | None = None
     """Copy of the original bytes, when the file was repaired (beside the file a symlink points to)."""
     reason: str | None = None
     """Why the file was refused."""
+    notes: Counter[str] = field(default_factory=Counter)
+    """What was left as it was, or cleaned up beside the file; see _NOTE_WORDS."""
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+    """The line cap this repair used (named in the notes)."""
 
     def summary(self) -> str:
         """One line for the user."""
+        notes = _worded(self.notes, _NOTE_WORDS, cap=_size(self.max_line_bytes))
+        tail = f" ({notes})" if notes else ""
         if self.status == "refused":
-            return f"{self.path}: not repaired, file left as it was: {self.reason}"
+            return f"{self.path}: not repaired, file left as it was: {self.reason}{tail}"
         if self.status == "clean":
-            return f"{self.path}: nothing to repair"
-        counts = [(words, self.changes[kind]) for kind, words in _CHANGE_WORDS.items() if self.changes[kind]]
-        done = ", ".join(words[n != 1].format(n=n) for words, n in counts)
-        return f"{self.path}: repaired ({done}); original kept at {self.backup}"
+            return f"{self.path}: nothing to repair{tail}"
+        done = _worded(self.changes, _CHANGE_WORDS)
+        return f"{self.path}: repaired ({done}); original kept at {self.backup}" + (f"; {notes}" if notes else "")
+
+
+def _worded(counts: Counter[str], words: dict, **extra: str) -> str:
+    return ", ".join(words[kind][counts[kind] != 1].format(n=counts[kind], **extra) for kind in words if counts[kind])
+
+
+def _size(limit: int) -> str:
+    return f"{limit / MIB:g} MiB" if limit % MIB == 0 else f"{limit} bytes"
 
 
 @dataclass(frozen=True)
-class LineFix:
-    """The outcome for one line of the file."""
+class _Plan:
+    """What the first read found."""
 
-    output: bytes
-    """Bytes the repaired file gets for this line (empty when the line is dropped)."""
-    change: str | None
-    """Kind of fix applied, or None when the line is copied as is."""
-    value: Any = None
-    """The parsed JSON object, when the line held one."""
+    changes: Counter[str]
+    """Fixes by kind (relinks are counted while writing)."""
+    notes: Counter[str]
+    """What is left as it was."""
+    inserts: dict[int, Insert]
+    """Stand-in results to write, by the line they follow."""
 
 
 class _Refused(Exception):
     """The file is not a session file we may rewrite."""
 
 
-def repair_file(path: Path, texts: Texts = DEFAULT_TEXTS) -> RepairReport:
-    """Repair one session file in place (see the module docstring); a second run is a no-op."""
+def repair_file(
+    path: Path, texts: Texts = DEFAULT_TEXTS, *, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+) -> RepairReport:
+    """Repair one session file in place (see the module docstring); a second run is a no-op.
+
+    `max_line_bytes` caps the line length that is read (longer lines are kept unread).
+    """
+    if max_line_bytes < 1:
+        raise ValueError("max_line_bytes must be at least 1")
     before = _file_state(path)
     # Replacing a symlink would turn it into a copy and leave its target broken: work on the target.
     target = path.resolve()
+    removed = Counter({STALE_TEMP: tempfiles.remove_stale(target)})
+    report = _Reporter(path, max_line_bytes, removed)
     try:
-        changes = Counter(fix.change for fix in _planned_lines(target, texts) if fix.change)
+        plan = _plan(target, texts, max_line_bytes)
     except _Refused as refused:
-        return RepairReport(path, "refused", Counter(), reason=str(refused))
-    if not changes:
-        return RepairReport(path, "clean", changes)
+        return report.refused(str(refused))
+    if not plan.changes:
+        return report.done("clean", Counter(), plan.notes)
+    tally: Counter[str] = Counter()
     try:
-        backup = _rewrite(target, texts, before)
+        backup = _rewrite(target, _fixed_bytes(target, texts, max_line_bytes, plan, tally), before)
     except _Refused as refused:
         # The header broke between the two passes; nothing was replaced.
-        return RepairReport(path, "refused", Counter(), reason=f"{refused} (it changed during the repair)")
-    return RepairReport(path, "repaired", changes, backup=backup)
+        return report.refused(f"{refused} (it changed during the repair)")
+    changes = plan.changes + Counter({RELINKED: tally[RELINKED]})
+    return report.done("repaired", changes, plan.notes + Counter({NOT_REWRITABLE: tally[NOT_REWRITABLE]}), backup)
+
+
+@dataclass(frozen=True)
+class _Reporter:
+    """Builds the report for one file (the pieces known before the passes run)."""
+
+    path: Path
+    max_line_bytes: int
+    notes: Counter[str]
+
+    def refused(self, reason: str) -> RepairReport:
+        return RepairReport(self.path, "refused", Counter(), reason=reason, notes=+self.notes,
+                            max_line_bytes=self.max_line_bytes)
+
+    def done(self, status: str, changes: Counter[str], notes: Counter[str], backup: Path | None = None) -> RepairReport:
+        """Counters are kept without zero counts, so a report compares equal to what it says."""
+        return RepairReport(self.path, status, +changes, backup=backup, notes=+(self.notes + notes),
+                            max_line_bytes=self.max_line_bytes)
 
 
 def _file_state(path: Path) -> tuple[int, int, int]:
@@ -108,78 +175,155 @@ def _file_state(path: Path) -> tuple[int, int, int]:
     return info.st_size, info.st_mtime_ns, stat.S_IMODE(info.st_mode)
 
 
-def _planned_lines(path: Path, texts: Texts) -> Iterator[LineFix]:
-    """Fix every line in order; raises _Refused when the first entry is not a valid header."""
+# ---------------------------------------------------------------------------------------------
+# Reading lines under the cap
+
+
+def _lines_of(handle: BinaryIO, cap: int) -> Iterator[tuple[int, bytes | None, Iterator[bytes] | None]]:
+    """(line number, line, None) per line; a line over `cap` bytes comes as (number, None, its bytes in
+    chunks), never joined into one object, and is skipped here if the caller does not read it."""
+    for number in count(1):
+        pieces = _pieces_up_to(handle, cap)
+        if not pieces:
+            return
+        if sum(map(len, pieces)) <= cap:
+            yield number, b"".join(pieces), None
+            continue
+        chunks = _chained(pieces, _rest_of_line(handle, pieces[-1]))
+        yield number, None, chunks
+        for _ in chunks:
+            pass
+
+
+def _pieces_up_to(handle: BinaryIO, cap: int) -> list[bytes]:
+    """The next line in pieces of at most _COPY_CHUNK bytes, stopping once it is known to be over `cap`."""
+    pieces: list[bytes] = []
+    size = 0
+    while size <= cap and not (pieces and pieces[-1].endswith(b"\n")):
+        piece = handle.readline(min(_COPY_CHUNK, cap + 1 - size))
+        if not piece:
+            break
+        pieces.append(piece)
+        size += len(piece)
+    return pieces
+
+
+def _chained(first: list[bytes], rest: Iterator[bytes]) -> Iterator[bytes]:
+    yield from first
+    yield from rest
+
+
+def _rest_of_line(handle: BinaryIO, last: bytes) -> Iterator[bytes]:
+    if last.endswith(b"\n"):
+        return
+    while chunk := handle.readline(_COPY_CHUNK):
+        yield chunk
+        if chunk.endswith(b"\n"):
+            return
+
+
+# ---------------------------------------------------------------------------------------------
+# The two passes
+
+
+def _plan(path: Path, texts: Texts, cap: int) -> _Plan:
+    """First read: count the fixes, note what stays, find the missing results; raises _Refused when
+    the first entry is not a valid header."""
+    changes: Counter[str] = Counter()
+    notes: Counter[str] = Counter()
+    scan = ResultScan()
     header_seen = False
-    with open(path, "rb") as lines:
-        for number, raw in enumerate(lines, 1):
-            fix = fix_line(raw, texts)
+    with open(path, "rb") as handle:
+        for number, line, unread in _lines_of(handle, cap):
+            if unread is not None:
+                if not header_seen:
+                    raise _Refused(f"line {number} is over the {_size(cap)} line cap, so its header cannot be checked")
+                notes[OVER_LONG] += 1
+                scan.see_unreadable()
+                continue
+            fix = fix_line(line, texts)
             if fix.value is not None and not header_seen:
-                if not parse_header(fix.value).valid:
-                    raise _Refused(f"line {number} is not a valid session header (type `session` with an id)")
+                _check_header(fix.value, number)
                 header_seen = True
-            yield fix
+            changes.update(fix.changes)
+            if fix.output and fix.value is not None:
+                scan.see(number, fix.value)
     if not header_seen:
         raise _Refused("no session header: the file has no JSON entries")
+    inserts, skipped = scan.inserts()
+    if inserts and notes[OVER_LONG]:
+        # An unread line may be the result of any of these calls: inventing one could duplicate it.
+        inserts = {}
+        notes[RESULTS_NOT_INSERTED] = 1
+    changes[INSERTED] = sum(len(insert.lines) for insert in inserts.values())
+    notes[NOT_REWRITABLE] = skipped
+    return _Plan(+changes, +notes, inserts)
 
 
-def fix_line(raw: bytes, texts: Texts = DEFAULT_TEXTS) -> LineFix:
-    """Decide one line: copy it, drop it (not a JSON object), or rewrite its entry."""
-    body = raw.rstrip(b"\r\n")
-    text = body.decode("utf-8", errors="replace")
-    if not text.strip():
-        return LineFix(raw, None)
-    try:
-        value = loads(text)
-    except (ValueError, RecursionError):
-        return LineFix(b"", MALFORMED)
-    if not isinstance(value, dict):
-        return LineFix(b"", MALFORMED)
-    fixed, change = _fix_entry(value, texts)
-    if change is None:
-        return LineFix(raw, None, value)
-    return LineFix(encode_line(dumps(fixed)) + raw[len(body):], change, value)
+def _check_header(value: object, number: int) -> None:
+    if not isinstance(value, dict) or not parse_header(value).valid:
+        raise _Refused(f"line {number} is not a valid session header (type `session` with an id)")
 
 
-def _fix_entry(value: dict, texts: Texts) -> tuple[Any, str | None]:
-    """The entry's JSON with its message fixed, and the kind of fix (None when nothing changed)."""
-    message = value.get("message")
-    role = message.get("role") if isinstance(message, dict) else None
-    if value.get("type") != "message" or role not in ("user", "assistant"):
-        return value, None
-    entry = parse_entry(value)
-    fixed, change = _fix_message(entry.message, texts)
-    return (to_json(replace(entry, message=fixed)), change) if change else (value, None)
+def _fixed_bytes(path: Path, texts: Texts, cap: int, plan: _Plan, tally: Counter[str]) -> Iterator[bytes]:
+    """Second read: the repaired file's bytes. Entries that lost their parent (a dropped entry) or got a
+    new one (an inserted result) are re-linked, so the branch through them stays whole; `tally` counts
+    the re-linked entries, and the dropped ones whose parent cannot be written back exactly."""
+    relink: dict[str, str] = {}
+    header_seen = False
+    with open(path, "rb") as handle:
+        for number, line, unread in _lines_of(handle, cap):
+            if unread is not None:
+                yield from unread
+                continue
+            fix = fix_line(line, texts, relink)
+            if fix.value is not None and not header_seen:
+                _check_header(fix.value, number)
+                header_seen = True
+            tally[RELINKED] += fix.changes.get(RELINKED, 0)
+            yield fix.output
+            tally[NOT_REWRITABLE] += not _remember_moves(fix, relink, plan.inserts.get(number))
+            if number in plan.inserts:
+                yield from _inserted_lines(fix.output, plan.inserts[number])
 
 
-def _fix_message(message: Any, texts: Texts) -> tuple[Any, str | None]:
-    if isinstance(message, AssistantMessage) and message.content == () and message.stop_reason == "error":
-        # Some providers reject an empty assistant turn, and the session would fail on every retry.
-        return replace(message, content=(TextBlock(text=texts.failed_turn),)), FAILED_ASSISTANT
-    if isinstance(message, UserMessage):
-        filled = _fill_blank_user(message, texts.blank_user_turn)
-        return filled, (BLANK_USER if filled is not message else None)
-    return message, None
+def _remember_moves(fix: LineFix, relink: dict[str, str], insert: Insert | None) -> bool:
+    """Note where the children of this entry must point from now on: past its new results, or, when it
+    was dropped, to its own parent. False when that parent cannot be written back exactly."""
+    entry_id = fix.value.get("id") if isinstance(fix.value, dict) else None
+    if not isinstance(entry_id, str):
+        return True
+    if insert is not None:
+        relink[entry_id] = f'"{insert.last_id}"'
+    elif not fix.output:
+        target = relink_target(fix.value, relink)
+        if target is None:
+            return False
+        relink[entry_id] = target
+    return True
 
 
-def _fill_blank_user(message: UserMessage, placeholder: str) -> UserMessage:
-    """Blank text blocks go; a turn left with nothing gets the placeholder, so no user turn is lost."""
-    if isinstance(message.content, str):
-        return message if message.content.strip() else replace(message, content=placeholder)
-    kept = tuple(b for b in message.content if not is_blank_text(b))
-    if kept and len(kept) == len(message.content):
-        return message
-    return replace(message, content=kept or (TextBlock(text=placeholder),))
+def _inserted_lines(previous: bytes, insert: Insert) -> Iterator[bytes]:
+    ending = b"\r\n" if previous.endswith(b"\r\n") else b"\n"
+    if not previous.endswith(b"\n"):
+        yield ending  # the line it follows was the last one and had no ending
+    for line in insert.lines:
+        yield line.encode("ascii") + ending
 
 
-def _rewrite(path: Path, texts: Texts, before: tuple[int, int, int]) -> Path:
-    """Back up the original, then atomically replace it with the fixed lines; returns the backup."""
+def _rewrite(path: Path, chunks: Iterator[bytes], before: tuple[int, int, int]) -> Path:
+    """Atomically replace the file with `chunks`, keeping the original as a backup; returns the backup.
+
+    The backup is made once the new file is written, just before the rename, so a repair killed while
+    writing leaves only its temp file (which the next repair removes), not a second copy as well.
+    """
     mode = before[2]
     backup = path.with_name(f"{path.name}.bak-{os.getpid()}-{time.time_ns() // 1_000_000}")
     try:
-        shutil.copyfile(path, backup)
-        os.chmod(backup, mode)
-        write_chunks_atomic(path, _fixed_bytes(path, texts, before), mode, error=TranscriptError)
+        write_chunks_atomic(
+            path, _unchanged_after(chunks, path, before), mode, error=TranscriptError,
+            temp_path=tempfiles.temp_path(path), before_rename=lambda: _back_up(path, backup),
+        )
     except BaseException as error:
         # The original is untouched, so the backup would only be litter.
         backup.unlink(missing_ok=True)
@@ -189,8 +333,18 @@ def _rewrite(path: Path, texts: Texts, before: tuple[int, int, int]) -> Path:
     return backup
 
 
-def _fixed_bytes(path: Path, texts: Texts, before: tuple[int, int, int]) -> Iterator[bytes]:
-    yield from (fix.output for fix in _planned_lines(path, texts))
+def _back_up(path: Path, backup: Path) -> None:
+    """The original bytes under the backup name: a hard link when the file system allows one (instant, and
+    it keeps the original's mode), else a copy given the original's mode."""
+    try:
+        os.link(path, backup)
+    except OSError:
+        shutil.copyfile(path, backup)
+        shutil.copymode(path, backup)
+
+
+def _unchanged_after(chunks: Iterator[bytes], path: Path, before: tuple[int, int, int]) -> Iterator[bytes]:
+    yield from chunks
     # Between the two passes the runtime may have appended a line; replacing would lose it.
     if _file_state(path) != before:
         raise TranscriptError("the file changed while it was being repaired; run repair again", Location(str(path)))

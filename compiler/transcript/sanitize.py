@@ -29,13 +29,21 @@ STEPS: dict[str, Step] = {
     p.INTER_SESSION_MARKER: lambda m, _, o: provenance.mark_inter_session(m, o.texts),
     p.TRANSCRIPT_ONLY_ROWS: lambda m, _, o: normalize.drop_transcript_only_rows(m),
     p.EMPTY_TEXT: lambda m, _, o: normalize.clean_empty_text(m, o.texts),
-    p.IMAGES: lambda m, _, o: images.sanitize_images(m, o.image_max_dimension_px, o.texts),
-    p.TOOL_CALL_INPUTS: lambda m, _, o: tool_inputs.validate_tool_call_inputs(m, o.allowed_tool_names),
-    p.INCOMPLETE_REASONING_TURNS: lambda m, _, o: normalize.drop_incomplete_reasoning_turns(m),
-    p.TOOL_CALL_IDS: lambda m, pol, _: ids.rewrite_tool_call_ids(m, pol.ids, pol.keep_native_anthropic_ids),
-    p.TOOL_RESULT_PAIRING: lambda m, pol, o: pairing.repair_pairing(
-        m, pairing.RESPONSES_MISSING_RESULT if pol.responses_api else o.texts.missing_tool_result
+    p.IMAGES: lambda m, pol, o: images.sanitize_images(
+        m, o.image_max_dimension_px, o.texts, images.MAX_IMAGE_BYTES if pol.base64_image_limit else None
     ),
+    p.TOOL_CALL_INPUTS: lambda m, pol, o: tool_inputs.validate_tool_call_inputs(
+        m, o.allowed_tool_names, pol.signed_thinking_replay
+    ),
+    p.INCOMPLETE_REASONING_TURNS: lambda m, _, o: normalize.drop_incomplete_reasoning_turns(m),
+    p.TOOL_CALL_IDS: lambda m, pol, o: ids.rewrite_tool_call_ids(
+        m, pol.ids, pol.keep_native_anthropic_ids, keep_native_kimi_ids=pol.keep_native_kimi_ids,
+        signed_thinking=pol.signed_thinking_replay, allowed_names=o.allowed_tool_names,
+    ),
+    p.TOOL_RESULT_PAIRING: lambda m, pol, o: pairing.repair_pairing(
+        m, pairing.RESPONSES_MISSING_RESULT if pol.responses_api else o.texts.missing_tool_result, o.texts
+    ),
+    p.RESPONSES_REASONING: lambda m, _, o: thinking.drop_orphan_reasoning(m),
     p.RESPONSES_CALL_IDS: lambda m, _, o: ids.downgrade_responses_call_ids(m),
     p.THOUGHT_SIGNATURES: lambda m, _, o: thinking.strip_thought_signatures(m),
     p.UNSIGNED_THINKING: lambda m, _, o: thinking.strip_unsigned_thinking(m, o.texts.omitted_reasoning),

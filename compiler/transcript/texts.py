@@ -1,7 +1,12 @@
-"""Every sentence transcript hygiene writes into a history, in one overridable place."""
+"""Every sentence transcript hygiene writes into a history, in one overridable place.
+
+`OPENCLAW_SPELLINGS` at the end is the one exception: strings OpenClaw itself writes into
+session files, kept only so that its transcripts are recognised. Nothing here ever writes them.
+"""
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 
 
@@ -46,6 +51,40 @@ class Texts:
     """Reason: the image is over a limit and the `images` extra is missing."""
     image_too_large: str = "still over {limit} after shrinking (smallest attempt {size})"
     """Reason: no size and quality on the search grid fits the byte limit."""
+    repaired_image: str = "[image removed by repair: its data was not a readable image]"
+    """Written on disk in place of an image block whose base64 is corrupt or holds no image."""
 
 
 DEFAULT_TEXTS = Texts()
+
+
+@dataclass(frozen=True)
+class ForeignSpellings:
+    """What another writer puts into session files, for matching only (never emitted).
+
+    Long sentences are kept as SHA-256 digests of their exact text, so their wording is not
+    repeated here; `sha256_matches` compares a candidate against one.
+    """
+
+    failed_turn: str
+    """Stand-in text for an assistant turn that failed before any content arrived."""
+    inter_session_header: str
+    """First word of its marker on relayed user turns."""
+    inter_session_notice_sha256: str
+    """Digest of the explanation line under that header."""
+    missing_result_sha256: str
+    """Digest of the text of the synthetic error result it inserts for a call with no result."""
+
+
+OPENCLAW_SPELLINGS = ForeignSpellings(
+    failed_turn="[assistant turn failed before producing content]",
+    inter_session_header="[Inter-session message]",
+    inter_session_notice_sha256="95674828b1a42e8ced320dfa4fdd3a46f43d64f47f5230d5efd7e3279a946e6f",
+    missing_result_sha256="4c5cbbd05146d125ba11372197b7919ba990171b001a9873514ccd9e30ddfe3b",
+)
+"""OpenClaw's own spellings (release 2026.7.1), so transcripts it wrote are handled like ours."""
+
+
+def sha256_matches(text: object, digest: str) -> bool:
+    """True when `text` is a string whose UTF-8 SHA-256 is `digest`."""
+    return isinstance(text, str) and hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest() == digest

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
 import re
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime
 
 from .model import (
-    AssistantMessage, Block, CompactionSummary, OpaqueBlock, TextBlock, ThinkingBlock, Transcript,
-    UserMessage, to_json, tool_calls, without_fields,
+    AssistantMessage, Block, CompactionSummary, OpaqueBlock, TextBlock, ThinkingBlock, Transcript, UserMessage, to_json,
 )
+from .queries import number_of, says_nothing, tool_calls, without_fields
 
 THOUGHT_SIGNATURE_KEYS = ("thought_signature", "thoughtSignature")
 CLAUDE_MESSAGE_ID_PREFIX = "msg_"
@@ -95,8 +96,9 @@ def _remove_thinking(
     kept = tuple(b for b in message.content if not (isinstance(b, ThinkingBlock) and remove(b)))
     if len(kept) == len(message.content):
         return message
-    # An emptied turn keeps a line of text, so later steps do not delete the turn and break alternation.
-    return replace(message, content=kept or (TextBlock(text=placeholder),))
+    # An emptied turn keeps a line of text, so later steps do not delete the turn and break alternation;
+    # a silent-reply token left alone says nothing, so it counts as emptied too.
+    return replace(message, content=kept if not all(says_nothing(b) for b in kept) else (TextBlock(text=placeholder),))
 
 
 def _live_turn(messages: Transcript) -> int | None:
@@ -112,17 +114,15 @@ def _live_turn(messages: Transcript) -> int | None:
 
 
 def _latest_compaction_ms(messages: Transcript) -> float | None:
+    """The newest compaction time: summaries need not come in time order (merged or re-ordered histories)."""
     stamps = [timestamp_ms(m.timestamp) for m in messages if isinstance(m, CompactionSummary)]
-    known = [s for s in stamps if s is not None]
-    return known[-1] if known else None
+    return max((s for s in stamps if s is not None), default=None)
 
 
 def timestamp_ms(value: object) -> float | None:
     """Unix milliseconds from a number or an ISO-8601 string (naive times count as UTC)."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, (int, float)):
-        return float(value)
+    if number_of(value) is not None:
+        return number_of(value)
     if not isinstance(value, str):
         return None
     try:
@@ -130,3 +130,42 @@ def timestamp_ms(value: object) -> float | None:
     except ValueError:
         return None
     return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp() * 1000
+
+
+def replayable_reasoning(block: ThinkingBlock) -> bool:
+    """An OpenAI Responses reasoning item: its signature is a JSON object with an `rs_` id and type
+    `reasoning` or `reasoning.*`."""
+    try:
+        item = json.loads(block.thinking_signature) if isinstance(block.thinking_signature, str) else None
+    except ValueError:
+        return False
+    if not isinstance(item, dict) or block.type != "thinking":
+        return False
+    kind = item.get("type")
+    return str(item.get("id", "")).startswith("rs_") and isinstance(kind, str) and (
+        kind == "reasoning" or kind.startswith("reasoning.")
+    )
+
+
+def drop_orphan_reasoning(messages: Transcript) -> Transcript:
+    """Remove Responses reasoning items that no output item follows in their turn; a turn left empty goes.
+
+    The API rejects a reasoning item replayed without the message or call it led to (a turn cut
+    off after thinking leaves one behind).
+    """
+    out = []
+    for message in messages:
+        if not isinstance(message, AssistantMessage) or isinstance(message.content, str):
+            out.append(message)
+            continue
+        blocks = message.content
+        kept = tuple(b for i, b in enumerate(blocks) if not _orphan_reasoning(blocks, i))
+        out.extend([message if len(kept) == len(blocks) else replace(message, content=kept)] if kept else [])
+    return tuple(out)
+
+
+def _orphan_reasoning(blocks: tuple[Block, ...], index: int) -> bool:
+    block = blocks[index]
+    if not isinstance(block, ThinkingBlock) or not replayable_reasoning(block):
+        return False
+    return all(isinstance(b, ThinkingBlock) and b.type == "thinking" for b in blocks[index + 1:])

@@ -9,8 +9,8 @@ from typing import Any
 from .answers import Answer, answers_until_next_assistant
 from .model import (
     AssistantMessage, Message, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultMessage, Transcript, UserMessage,
-    blocks_of, is_failed, tool_calls,
 )
+from .queries import blocks_of, is_failed, tool_calls
 
 def merge_consecutive_assistants(messages: Transcript) -> Transcript:
     """Join back-to-back assistant turns; the later turn's usage, stop reason and error win when set."""
