@@ -15,7 +15,7 @@ from .. import pipeline
 from ..config import runfacts
 from ..emit import context, payloads
 from ..errors import UsageError
-from ..fsutil import write_text_atomic
+from ..fsutil import write_output
 from ..model import Prompt
 
 EXIT_OK, EXIT_FOUND, EXIT_BAD_INPUT = 0, 1, 2
@@ -68,11 +68,12 @@ def now_utc() -> str:
 
 
 def emit(text: str, out: Path | None) -> None:
-    """Print, or write atomically to `--out`."""
+    """Print, or write to `--out` (atomically for a file, also behind a symlink; in place for a
+    device or FIFO)."""
     if out is None:
         sys.stdout.write(text)
     else:
-        write_text_atomic(out, text)
+        write_output(out, [text.encode("utf-8")])
 
 
 def render_output(args: argparse.Namespace, prompt: Prompt) -> str:
