@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -198,3 +200,73 @@ def test_repointing_a_symlinked_workspace_takes_effect_without_editing_the_confi
     second = Path(config.resolve(config.load([path]), "main").workspace)
     assert first == second == tmp_path / "current"
     assert second.resolve() == tmp_path / "two"
+
+
+# --------------------------------------------------------------------------- hostile values (issue 14 items 11, 13, 14)
+
+
+@pytest.mark.parametrize(
+    "escaped",
+    ["\\r", "\\u2028", "\\v", "\\n", "\\x00", "\\u0085"],
+    ids=["CR", "U+2028", "vertical-tab", "LF", "NUL", "NEL"],
+)
+def test_the_boundary_marker_must_be_one_printable_line(write_yaml, escaped):
+    path = write_yaml("c.yaml", f'prompt:\n  cacheBoundaryMarker: "<!-- cut{escaped}here -->"\n')
+    with pytest.raises(ConfigError) as info:
+        config.load([path])
+    assert "must be one line of at least 3 printable characters" in info.value.message
+    assert info.value.location.line == 2
+
+
+@pytest.mark.parametrize(
+    "text, message, line",
+    [
+        ('agents:\n  defaults:\n    models:\n      "a/b": {alias: "g\\n\\n## Safety"}\n', "agents.defaults.models.a/b.alias: must be one line", 4),
+        ('agents:\n  defaults:\n    models:\n      "a/b\\n## Safety": {alias: g}\n', "agents.defaults.models: key the string 'a/b\\n## Safety' must be one line", 4),
+        ('agents:\n  list:\n    - id: "main\\n## Safety"\n', "agents.list[0].id: must be one line", 3),
+        ('agents:\n  defaults:\n    workspace: "/ws\\n## Safety"\n', "agents.defaults.workspace: must be one line", 3),
+    ],
+    ids=["alias", "model-id", "agent-id", "workspace"],
+)
+def test_values_rendered_on_one_line_refuse_line_breaks(write_yaml, text, message, line):
+    with pytest.raises(ConfigError) as info:
+        config.load([write_yaml("c.yaml", text)])
+    assert message in info.value.message and info.value.location.line == line
+    assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "value, message",
+    [("9" * 4301, "cannot read this value: Exceeds the limit (4300 digits)"), ("!!float abc", "cannot read this value: could not convert")],
+    ids=["4301-digits", "bad-float-tag"],
+)
+def test_a_value_yaml_cannot_hold_is_a_located_error(write_yaml, run_cli, tmp_path, value, message):
+    path = write_yaml("c.yaml", f"agents:\n  defaults:\n    bootstrapMaxChars: {value}\n")
+    with pytest.raises(ConfigError) as info:
+        config.load([path])
+    assert message in info.value.message and (info.value.location.line, info.value.location.column) == (3, 24)
+    code, _, err = run_cli("render", "--workspace", tmp_path, "--set", f"agents.defaults.bootstrapMaxChars={value}")
+    assert code == 2 and message in err and err.count("\n") == 1 and "internal error" not in err
+
+
+@pytest.mark.parametrize(
+    "override, message",
+    [
+        ("prompt=[1", "invalid YAML"),
+        ("prompt={? [a, b]: 1}", "mapping keys must be plain values"),
+        ("prompt=!!python/none ''", "could not determine a constructor"),
+        ("agents.defaults.bogus\nkey=1", "unknown key 'agents.defaults.bogus\\nkey'"),
+    ],
+    ids=["unclosed", "complex-key", "python-tag", "newline-in-key"],
+)
+def test_set_errors_are_one_line(run_cli, tmp_path, override, message):
+    code, out, err = run_cli("render", "--workspace", tmp_path, "--set", override)
+    assert code == 2 and out == ""
+    assert err.startswith("promptc: error: --set ") and message in err and err.count("\n") == 1
+
+
+def test_yaml_nested_past_the_limit_is_a_located_error(write_yaml):
+    path = write_yaml("c.yaml", "agents: " + "[" * 150 + "]" * 150 + "\n")
+    with pytest.raises(ConfigError, match="nested more than 100 levels deep") as info:
+        config.load([path])
+    assert info.value.location.path == str(path)

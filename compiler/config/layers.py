@@ -17,8 +17,6 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Mapping, Sequence
 
-import yaml
-
 from .. import resources
 from ..errors import ConfigError, Location
 from ..model import Budgets, HeartbeatConfig, ResolvedConfig, SkillsConfig
@@ -118,10 +116,9 @@ def parse_override(text: str) -> Layer:
     key, sep, raw = text.partition("=")
     if not sep or not key.strip():
         raise ConfigError("expected KEY=VALUE", Location(label))
-    try:
-        value = yaml.safe_load(raw) if raw.strip() else ""
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"cannot read value: {exc}", Location(label)) from exc
+    # Read like a config file (one-line located errors, lone surrogates replaced); the value's
+    # own line numbers would only confuse, so the layer keeps no locations.
+    value = yamlsrc.parse(raw, label, ConfigError).value if raw.strip() else ""
     parts = key.strip().split(".")
     tree: Any = value
     for part in reversed(parts):

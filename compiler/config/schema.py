@@ -39,6 +39,8 @@ class MapOf:
     """A mapping whose keys are free (model ids, skill names) and whose values share a schema."""
 
     value: "Node"
+    key: Callable[[Any], str | None] | None = None
+    """Checks each key, when the keys reach the prompt (model ids)."""
 
 
 @dataclass(frozen=True)
@@ -72,10 +74,19 @@ def _nonblank(value: Any) -> str | None:
     return problem
 
 
+def _one_line(value: Any) -> str | None:
+    """A non-blank value that reaches the prompt on one line: a line break in it could forge a
+    section heading."""
+    problem = _nonblank(value)
+    if problem is None and not value.isprintable():
+        return "must be one line of printable characters (no line breaks or control characters)"
+    return problem
+
+
 def _marker(value: Any) -> str | None:
     problem = _nonblank(value)
-    if problem is None and ("\n" in value or "\\" in value or len(value.strip()) < 3):
-        return "must be one line of at least 3 characters, without backslashes"
+    if problem is None and (not value.isprintable() or "\\" in value or len(value.strip()) < 3):
+        return "must be one line of at least 3 printable characters, without backslashes"
     return problem
 
 
@@ -131,9 +142,10 @@ def _describe(value: Any) -> str:
     if isinstance(value, bool):
         return "a boolean"
     if isinstance(value, (int, float)):
-        return f"the number {value}"
+        return "a very long number" if isinstance(value, int) and value.bit_length() > 128 else f"the number {value}"
     if isinstance(value, str):
-        return f"the string {value!r}"
+        shown = value if len(value) <= 60 else value[:57] + "..."
+        return f"the string {shown!r}"
     if isinstance(value, list):
         return "a list"
     if isinstance(value, dict):
@@ -145,7 +157,7 @@ POSITIVE_INT = Field(_positive_int)
 BOOL = Field(_boolean)
 
 AGENT_FIELDS: dict[str, Node] = {
-    "workspace": Field(_nonblank, is_path=True),
+    "workspace": Field(_one_line, is_path=True),
     "bootstrapMaxChars": POSITIVE_INT,
     "bootstrapTotalMaxChars": POSITIVE_INT,
     "bootstrapPromptTruncationWarning": _choice_field("off", "once", "always"),
@@ -159,13 +171,13 @@ AGENT_FIELDS: dict[str, Node] = {
     "contextLimits": MapOf(POSITIVE_INT),
     "promptOverlays": Table({"gpt5": Table({"personality": _choice_field("friendly", "on", "off")})}),
     "imageMaxDimensionPx": POSITIVE_INT,
-    "models": MapOf(Table({"alias": Field(_nonblank)})),
-    "docsPath": Field(_nonblank, nullable=True, is_path=True),
+    "models": MapOf(Table({"alias": Field(_one_line)}), key=_one_line),
+    "docsPath": Field(_one_line, nullable=True, is_path=True),
 }
 
 AGENT_ENTRY = Table(
     {
-        "id": Field(_nonblank),
+        "id": Field(_one_line),
         **AGENT_FIELDS,
         "skillsLimits": Table({"maxSkillsPromptChars": POSITIVE_INT}),
     },
@@ -209,8 +221,18 @@ def _check(node: Node, value: Any, path: tuple, located: yamlsrc.Located, base_d
         problems.append(ConfigError(f"{_dotted(path)}: expected a mapping, got {_describe(value)}", located.where(path)))
         return value
     if isinstance(node, MapOf):
+        _check_keys(node, value, path, located, problems)
         return {key: _check(node.value, item, path + (key,), located, base_dir, problems) for key, item in value.items()}
     return _check_table(node, value, path, located, base_dir, problems)
+
+
+def _check_keys(node: MapOf, value: dict, path: tuple, located: yamlsrc.Located, problems: list) -> None:
+    if node.key is None:
+        return
+    for key in value:
+        problem = node.key(key)
+        if problem is not None:
+            problems.append(ConfigError(f"{_dotted(path)}: key {_describe(key)} {problem}", located.where(path + (key,))))
 
 
 def _check_table(node: Table, value: dict, path: tuple, located: yamlsrc.Located, base_dir: Path, problems: list) -> dict:

@@ -9,6 +9,7 @@ from typing import Any
 import yaml
 
 from ..errors import Location, PromptcError
+from ..sections.text import replace_surrogates
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 """libyaml's parser when PyYAML was built with it (several times faster), else pure Python."""
@@ -40,6 +41,8 @@ def parse(text: str, path: str, error: type[PromptcError] = PromptcError) -> Loc
         node = yaml.compose(text, Loader=_LOADER)
     except yaml.YAMLError as exc:
         raise error(_problem(exc), _mark_location(exc, path)) from exc
+    except RecursionError as exc:  # the pure-Python composer recurses per nesting level
+        raise error(f"nested more than {MAX_DEPTH} levels deep", Location(path)) from exc
     if node is None:
         return Located(None, {}, path)
     builder = _Builder(path, error)
@@ -63,6 +66,8 @@ def load_file(path: Path, error: type[PromptcError] = PromptcError) -> Located:
 
 MAX_VALUES = 100_000
 """Aliases can make a small file expand enormously; past this many values we refuse it."""
+MAX_DEPTH = 100
+"""Config is a few levels deep; nesting past this is refused before it can exhaust the stack."""
 
 
 class _Builder:
@@ -75,14 +80,16 @@ class _Builder:
         self.open: set[int] = set()  # nodes being built: meeting one again is a recursive alias
 
     def build(self, node: yaml.Node, key_path: tuple) -> Any:
-        self.locations[key_path] = _node_location(node, self.path)
+        where = self.locations[key_path] = _node_location(node, self.path)
         self.budget -= 1
         if self.budget < 0:
-            raise self.error(f"too many values after expanding aliases (limit {MAX_VALUES})", self.locations[key_path])
+            raise self.error(f"too many values after expanding aliases (limit {MAX_VALUES})", where)
         if id(node) in self.open:
-            raise self.error("an alias refers to a value that contains it", self.locations[key_path])
+            raise self.error("an alias refers to a value that contains it", where)
+        if len(self.open) >= MAX_DEPTH:
+            raise self.error(f"nested more than {MAX_DEPTH} levels deep", where)
         if isinstance(node, yaml.ScalarNode):
-            return _scalar(node)
+            return _scalar(node, where, self.error)
         self.open.add(id(node))
         try:
             if isinstance(node, yaml.MappingNode):
@@ -101,7 +108,7 @@ class _Builder:
         for key_node, value_node in node.value:
             if not isinstance(key_node, yaml.ScalarNode):
                 raise self.error("mapping keys must be plain values", _node_location(key_node, self.path))
-            key = _scalar(key_node)
+            key = _scalar(key_node, _node_location(key_node, self.path), self.error)
             if key in result:
                 raise self.error(f"duplicate key {key!r}", _node_location(key_node, self.path))
             result[key] = self.build(value_node, key_path + (key,))
@@ -113,8 +120,13 @@ class _Builder:
 _CONSTRUCTOR = yaml.constructor.SafeConstructor()
 
 
-def _scalar(node: yaml.Node) -> Any:
-    return _CONSTRUCTOR.construct_object(node, deep=True)
+def _scalar(node: yaml.Node, where: Location, error: type[PromptcError]) -> Any:
+    """One scalar's value; strings lose lone surrogates (they cannot be written as UTF-8)."""
+    try:
+        value = _CONSTRUCTOR.construct_object(node, deep=True)
+    except ValueError as exc:  # a value its tag cannot hold: 4,301+ digits, `!!float abc`
+        raise error(f"cannot read this value: {str(exc).split(';')[0]}", where) from exc
+    return replace_surrogates(value) if isinstance(value, str) else value
 
 
 def _node_location(node: yaml.Node, path: str) -> Location:
