@@ -113,7 +113,7 @@ def compile_pending(request: Request) -> tuple[Prompt, StateUpdate]:
     shown_dir = _display_workspace(configs, cfg, request, root)
     contexts = variables.build(cfg, request.run, routed, contribution, shown_dir)
     rendered = render.render(selected, contexts, cfg.boundary_marker, mode)
-    notes = _workspace_notes(shown_dir, root)
+    notes = configs.notes + _workspace_notes(shown_dir, root)
     prompt = _assemble(rendered, cfg, request.run, loaded, notes)
     changed = after if after != before else None
     return prompt, StateUpdate(root, changed, request.session_state, seen)

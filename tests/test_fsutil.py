@@ -108,7 +108,7 @@ def test_out_into_a_fifo_writes_to_its_reader_and_leaves_the_fifo(run_cli, tmp_p
     ws.mkdir()
     os.mkfifo(fifo)
     received: list[bytes] = []
-    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()))
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()), daemon=True)
     reader.start()
     code, _, err = _render_to(run_cli, ws, fifo)
     reader.join(timeout=30)
@@ -121,7 +121,7 @@ def test_out_to_proc_self_fd_writes_to_that_descriptor(run_cli, tmp_path):
     ws.mkdir()
     read_end, write_end = os.pipe()
     chunks: list[bytes] = []
-    reader = threading.Thread(target=lambda: chunks.append(os.fdopen(read_end, "rb").read()))
+    reader = threading.Thread(target=lambda: chunks.append(os.fdopen(read_end, "rb").read()), daemon=True)
     reader.start()
     try:
         code, _, err = _render_to(run_cli, ws, f"/proc/self/fd/{write_end}")

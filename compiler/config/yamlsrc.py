@@ -10,6 +10,7 @@ import yaml
 
 from ..errors import Location, PromptcError
 from ..sections.text import replace_surrogates
+from . import json5src
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 """libyaml's parser when PyYAML was built with it (several times faster), else pure Python."""
@@ -53,15 +54,33 @@ def parse(text: str, path: str, error: type[PromptcError] = PromptcError) -> Loc
     return Located(value, builder.locations, path)
 
 
+JSON_SUFFIXES = (".json", ".json5")
+"""Read as JSON5 (JSON is a subset), when the json5 package is installed."""
+
+
 def load_file(path: Path, error: type[PromptcError] = PromptcError) -> Located:
-    """Read and parse a YAML or JSON file; unreadable files are raised as `error`."""
+    """Read and parse a YAML, JSON or JSON5 file; unreadable files are raised as `error`.
+
+    `.json` and `.json5` files are JSON5 (OpenClaw's `openclaw.json` has comments and trailing
+    commas). Without the json5 package a `.json` file is read as YAML, which holds plain JSON,
+    and a failure says what to install.
+    """
     try:
         text = path.read_text(encoding="utf-8-sig")
     except FileNotFoundError as exc:
         raise error("file not found", Location(str(path))) from exc
     except (OSError, UnicodeDecodeError) as exc:
         raise error(f"cannot read file: {exc}", Location(str(path))) from exc
-    return parse(text, str(path), error)
+    suffix = path.suffix.lower()
+    if suffix == ".json5" or (suffix == ".json" and json5src.available()):
+        value, locations = json5src.parse(text, str(path), error)
+        return Located(value, locations, str(path))
+    try:
+        return parse(text, str(path), error)
+    except PromptcError as exc:
+        if suffix != ".json":
+            raise
+        raise error(f"{exc.message} (a JSON5 file, with comments or trailing commas, needs: pip install 'promptc[openclaw]')", exc.location) from exc
 
 
 MAX_VALUES = 100_000
