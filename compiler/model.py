@@ -67,6 +67,31 @@ class Sandbox:
 
 
 @dataclass(frozen=True)
+class ExecSession:
+    """A background exec session still running in this scope."""
+
+    id: str
+    """The session id the process tool takes."""
+    status: str = "running"
+    """What the runtime reports (`running`, `waiting`, ...)."""
+    name: str = ""
+    """The command or label it was started with."""
+    pid: int | None = None
+    """Process id, when known."""
+    cwd: str | None = None
+    """Working directory, when known."""
+
+    def __post_init__(self) -> None:
+        checks = {"id": _one_line_text, "status": _one_line_text, "name": _one_line_text,
+                  "pid": _optional(_whole_number), "cwd": _optional(_one_line_text)}  # fmt: skip
+        _validate(self, checks, "exec session ")
+
+
+MEMORY_TOOL_NAMES: tuple[str, ...] = ("memory_search", "memory_get")
+"""The tools that make workspace memory searchable."""
+
+
+@dataclass(frozen=True)
 class RunFacts:
     """Everything about one turn that is not config (SPEC 3.2). Keys match `--run` files."""
 
@@ -127,12 +152,20 @@ class RunFacts:
     """Text-to-speech hint."""
     heartbeat_prompt: str | None = None
     """Heartbeat prompt override for this turn; None uses the configured one."""
-    memory_tools: bool = False
-    """Whether memory_search / memory_get are available."""
+    memory_tools: bool | None = None
+    """Whether memory_search / memory_get are available; None derives it from `tools`."""
     light_context: bool = False
     """Lightweight bootstrap context (heartbeat keeps HEARTBEAT.md only; cron keeps nothing)."""
     startup_memory: str | None = None
     """Recent daily-memory excerpt on the first turn after /new or /reset."""
+    reasoning_tag_hint: bool = False
+    """The provider reads reasoning out of tagged reply blocks, so the reply format is spelled out."""
+    deferred_tools: tuple[Tool, ...] = ()
+    """Tools whose schemas are not sent up front: the model loads one before calling it."""
+    exec_sessions: tuple[ExecSession, ...] = ()
+    """Background exec sessions still running in this scope."""
+    message_tool_hints: tuple[str, ...] = ()
+    """Extra lines the channel adds to the message-tool guidance."""
 
     def __post_init__(self) -> None:
         _validate(self, RUN_FACT_CHECKS)
@@ -143,6 +176,20 @@ class RunFacts:
         if self.mode is not None:
             return self.mode
         return "minimal" if self.session in ("subagent", "cron") else "full"
+
+    @property
+    def memory_tool_names(self) -> frozenset[str]:
+        """The memory tools this turn has: from the tool list, or both/none when the
+        `memory_tools` fact is given without them (an explicit fact wins)."""
+        listed = frozenset(t.name.lower() for t in self.tools) & frozenset(MEMORY_TOOL_NAMES)
+        if self.memory_tools is None or bool(listed) == self.memory_tools:
+            return listed
+        return frozenset(MEMORY_TOOL_NAMES) if self.memory_tools else frozenset()
+
+    @property
+    def has_memory_tools(self) -> bool:
+        """Whether workspace memory can be searched or read with tools this turn."""
+        return bool(self.memory_tool_names)
 
 
 # --------------------------------------------------------------------------- run-fact checks
@@ -224,6 +271,21 @@ def _tool(item: Any) -> Tool:
     return item
 
 
+def _whole_number(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"expected a whole number, got {_shown(value)}")
+    return value
+
+
+def _exec_sessions(value: Any) -> tuple[ExecSession, ...]:
+    """ExecSession values, stored as a tuple."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, (tuple, list)):
+        raise ValueError(f"expected a list of exec sessions, got {type(value).__name__}")
+    if not all(isinstance(item, ExecSession) for item in value):
+        raise ValueError("each exec session must be an ExecSession")
+    return tuple(value)
+
+
 def _sandbox(value: Any) -> Sandbox:
     """A Sandbox."""
     if not isinstance(value, Sandbox):
@@ -250,8 +312,12 @@ RUN_FACT_CHECKS: dict[str, Check] = {
     ),  # fmt: skip
     "owners": _one_line_texts,
     **dict.fromkeys(("extra_prompt", "tts_hint", "heartbeat_prompt", "startup_memory"), _optional(_text)),
-    "memory_tools": _flag,
+    "memory_tools": _optional(_flag),
     "light_context": _flag,
+    "reasoning_tag_hint": _flag,
+    "deferred_tools": _tools,
+    "exec_sessions": _exec_sessions,
+    "message_tool_hints": _one_line_texts,
 }
 """The check of every RunFacts field; the multi-line ones are free text given to the model."""
 
@@ -356,6 +422,16 @@ class ResolvedConfig:
     """Runtime excerpt budgets; reported only."""
     tree: Mapping[str, Any]
     """The whole merged config tree, for `requires.config` lookups and reports."""
+    memory_in_groups: bool = False
+    """`agents.defaults.memoryInGroups`: MEMORY.md also reaches group chats."""
+    memory_citations: str = "auto"
+    """`memory.citations`: `auto` / `on` / `off`."""
+    fs_workspace_only: bool = False
+    """`tools.fs.workspaceOnly`: file tools may only touch the workspace."""
+    acp_enabled: bool = False
+    """`acp.enabled`: sessions_spawn can start external coding harnesses."""
+    proactive_orchestration: bool = False
+    """`agents.defaults.subagents.proactiveOrchestration`: split independent work across sub-agents."""
 
     def lookup(self, dotted: str) -> Any:
         """The value at a dotted path in the merged tree, or None."""
@@ -490,6 +566,16 @@ class SkillsBlock:
 
 
 @dataclass(frozen=True)
+class WorkspaceFacts:
+    """What the workspace directory itself tells us, besides its bootstrap files."""
+
+    git_repo: bool = False
+    """The workspace root holds its own `.git` (a clone, a linked worktree or a submodule)."""
+    looked_at: tuple[str, ...] = ()
+    """Paths the probe examined, so a watcher knows what can change the answer."""
+
+
+@dataclass(frozen=True)
 class LoadedWorkspace:
     """The workspace half of the pipeline, ready for the renderer."""
 
@@ -507,6 +593,8 @@ class LoadedWorkspace:
     """Stable signature of this truncation (budgets + per-file counts); None when nothing was cut."""
     diagnostics: tuple[str, ...] = ()
     """Notes for the context report and JSON `warnings`."""
+    facts: WorkspaceFacts = field(default_factory=WorkspaceFacts)
+    """What the workspace directory tells us (is it a git repo)."""
 
 
 # --------------------------------------------------------------------------- result

@@ -14,7 +14,7 @@ from .config import layers
 from .errors import Location, RunFactsError, UsageError, WorkspaceError
 from .model import LoadedWorkspace, Prompt, ResolvedConfig, RunFacts
 from .sections import catalogue, harness, providers, render, variables
-from .workspace import budget, filters, heartbeat, loader, skills, state
+from .workspace import budget, facts, filters, heartbeat, loader, skills, state
 
 @dataclass(frozen=True)
 class Request:
@@ -149,6 +149,7 @@ def _budget_and_skills(files, cfg: ResolvedConfig, request: Request, root: Path)
         show_truncation_notice=show,
         truncation_signature=signature,
         diagnostics=tuple(d for f in files for d in f.diagnostics) + block.diagnostics,
+        facts=facts.probe(root),
     )
     return loaded, seen
 
@@ -183,7 +184,7 @@ def _assemble(
     rendered: render.Rendered, cfg: ResolvedConfig, run: RunFacts, loaded: LoadedWorkspace, notes: tuple[str, ...]
 ) -> Prompt:
     mode = run.effective_mode
-    surfaces = harness.codex_surfaces(rendered.text, loaded, run, cfg.boundary_marker) if run.harness == "codex" else None
+    surfaces = harness.codex_surfaces(rendered.stable, rendered.volatile, loaded, run, cfg.boundary_marker) if run.harness == "codex" else None
     return Prompt(
         stable=rendered.stable,
         volatile=rendered.volatile,
@@ -197,7 +198,7 @@ def _assemble(
         files=loaded.files,
         skills=loaded.skills,
         heartbeat_skip=loaded.heartbeat_skip,
-        warnings=notes + loaded.diagnostics + budget.describe_cuts(loaded.files),
+        warnings=notes + loaded.diagnostics + budget.describe_cuts(loaded.files) + variables.fact_warnings(run),
         surfaces=surfaces,
         settings=_reported_settings(cfg),
         model=run.model,

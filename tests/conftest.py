@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any, Iterator
 
 import pytest
 
 from promptc.commands import cli
+from sdk_server import _Recorder, serve
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "examples"
@@ -51,3 +53,14 @@ def write_yaml(tmp_path):
         return path
 
     return write
+
+
+@pytest.fixture
+def server() -> Iterator[tuple[str, list[tuple[str, dict[str, Any]]]]]:
+    """A loopback server that answers the provider SDKs: (base URL, [(path, request body)])."""
+    httpd, url = serve()
+    try:
+        yield url, _Recorder.seen
+    finally:
+        httpd.shutdown()
+        httpd.server_close()

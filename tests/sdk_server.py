@@ -5,9 +5,7 @@ from __future__ import annotations
 import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Iterator
-
-import pytest
+from typing import Any
 
 REPLIES: dict[str, dict[str, Any]] = {
     "/v1/messages": {
@@ -50,14 +48,9 @@ class _Recorder(BaseHTTPRequestHandler):
         pass
 
 
-@pytest.fixture
-def server() -> Iterator[tuple[str, list[tuple[str, dict[str, Any]]]]]:
+def serve() -> tuple[ThreadingHTTPServer, str]:
+    """Start a recording server on a free loopback port; returns it and its base URL."""
     _Recorder.seen = []
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Recorder)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}", _Recorder.seen
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    return httpd, f"http://127.0.0.1:{httpd.server_address[1]}"

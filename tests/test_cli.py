@@ -102,7 +102,7 @@ def test_list_sections_shows_active_and_inactive_with_reasons(run_cli):
     assert rows["identity"].split()[1] == "active"
     assert "gate is false: sandbox.enabled" in rows["sandbox"]
     assert "not in mode full" in rows["model_identity"]
-    assert list(rows)[:3] == ["identity", "tooling", "subagent_delegation"]
+    assert list(rows)[:4] == ["identity", "tooling", "proactive_orchestration", "subagent_delegation"]
 
 
 def test_python_dash_m_entry_point():

@@ -41,7 +41,8 @@ def names_after(run: RunFacts, cfg=HEARTBEATS_ON, *, setup_complete=False, files
         ("main", False, list(BOOTSTRAP_FILE_NAMES)),
         ("subagent", False, ["AGENTS.md", "TOOLS.md"]),
         ("cron", False, ["AGENTS.md", "SOUL.md", "TOOLS.md", "IDENTITY.md", "USER.md"]),
-        ("heartbeat", False, list(BOOTSTRAP_FILE_NAMES)),
+        # BOOTSTRAP.md is for the user's own session: the setup filter drops it on heartbeats.
+        ("heartbeat", False, [name for name in BOOTSTRAP_FILE_NAMES if name != "BOOTSTRAP.md"]),
         ("heartbeat", True, ["HEARTBEAT.md"]),
         ("cron", True, []),
         ("main", True, []),
@@ -94,7 +95,7 @@ def test_heartbeat_file_follows_heartbeat_guidance(
 
 
 def test_filters_run_in_the_documented_order() -> None:
-    assert filters.filter_names() == ("session", "setup", "heartbeat", "optional", "hooks")
+    assert filters.filter_names() == ("session", "setup", "chat", "heartbeat", "optional", "legacy", "hooks")
 
 
 def test_drops_name_the_filter_responsible() -> None:

@@ -4,8 +4,8 @@ templates, has a version, and no module imports one that imports it back."""
 from __future__ import annotations
 
 import ast
-import re
 import os
+import re
 import subprocess
 import sys
 import tomllib

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 
 import pytest
@@ -85,7 +86,7 @@ def test_once_warning_mode_through_the_cli(run_cli, make_workspace, tmp_path):
     state = tmp_path / "session.json"
     base = ("render", "--workspace", ws, "--set", "agents.defaults.bootstrapMaxChars=1000",
             "--set", "agents.defaults.bootstrapPromptTruncationWarning=once", "--session-state", state)  # fmt: skip
-    notice = "## Bootstrap Notice"
+    notice = "## Bootstrap Context Notice"
     assert notice in run_cli(*base)[1]
     assert notice not in run_cli(*base)[1]
     assert notice in run_cli(*base, "--set", "agents.defaults.bootstrapMaxChars=2000")[1]
@@ -141,9 +142,9 @@ CORPUS_FOLDERS = sorted(p.name for p in CORPUS.iterdir() if p.is_dir()) if CORPU
 @pytest.mark.skipif(not CORPUS_FOLDERS, reason="../shared/corpus is not present in this checkout")
 @pytest.mark.parametrize("folder", CORPUS_FOLDERS)
 def test_every_corpus_workspace_compiles_in_every_session_kind(folder):
-    for session in ("main", "subagent", "cron", "heartbeat"):
-        prompt = compile_prompt(Request(run=RunFacts(session=session), workspace=CORPUS / folder, env={}))
-        assert prompt.text.count("<!-- PROMPT_CACHE_BOUNDARY -->") == 1
+    for session, mode in itertools.product(("main", "subagent", "cron", "heartbeat"), ("full", "minimal", "none")):
+        prompt = compile_prompt(Request(run=RunFacts(session=session, mode=mode), workspace=CORPUS / folder, env={}))
+        assert prompt.text.count("<!-- PROMPT_CACHE_BOUNDARY -->") == (0 if mode == "none" else 1)
         assert sum(f.injected_chars for f in prompt.files) <= 60000
         assert all(f.injected_chars <= 20000 for f in prompt.files)
         for f in prompt.files:

@@ -17,10 +17,9 @@ section_overrides:
 
 def test_contribution_replaces_tool_call_style_and_places_prefix_and_suffix(make_workspace, write_yaml):
     request = Request(
-        run=RunFacts(reactions="minimal", channel="telegram"),
+        run=RunFacts(session="heartbeat", mode="full", reactions="minimal", channel="telegram"),
         workspace=make_workspace({}),
         contribution_paths=(write_yaml("c.yaml", OVERRIDE),),
-        overrides=("agents.defaults.heartbeat.enabled=true",),
     )
     prompt = compile_prompt(request)
     ids = [s.id for s in prompt.sections]

@@ -8,12 +8,10 @@ import re
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from conftest import REPO
-from sdk_server import server  # noqa: F401 - a fixture
 
 README = (REPO / "README.md").read_text(encoding="utf-8")
 SNIPPETS = re.findall(r"```python\n(.*?)```", README, flags=re.DOTALL)

@@ -9,21 +9,24 @@ import pytest
 
 from promptc import Request, RunFacts, Sandbox, Tool, compile_prompt
 from promptc.errors import TemplateError
+from promptc.model import ExecSession
 
 MARKER = "<!-- PROMPT_CACHE_BOUNDARY -->"
 
-# The catalogue order of SPEC 4.2, written out by hand (plus our startup_memory block,
-# which sits right after dynamic_context).
+# The catalogue order written out by hand: SPEC 4.2 as issue 10 re-ordered it after OpenClaw's
+# builder (Skills and Memory Recall before Self-Update; Output Directives after the bootstrap
+# notices and Workspace Files), with the sections issue 10 added (bootstrap_pending,
+# reasoning_format), plus our startup_memory block right after dynamic_context.
 STABLE_ORDER = [
     "identity", "tooling", "subagent_delegation", "interaction_style", "tool_call_style",
-    "execution_bias", "provider_prefix", "safety", "control", "self_update", "skills",
-    "memory_recall", "model_aliases", "workspace", "documentation", "sandbox", "date_time",
-    "output_directives", "bootstrap_notice", "workspace_files", "project_context", "silent_replies",
+    "execution_bias", "provider_prefix", "safety", "control", "skills", "memory_recall",
+    "self_update", "model_aliases", "workspace", "documentation", "sandbox", "date_time",
+    "bootstrap_pending", "bootstrap_notice", "workspace_files", "output_directives",
+    "reasoning_format", "project_context", "silent_replies",
 ]  # fmt: skip
 VOLATILE_ORDER = [
     "dynamic_context", "startup_memory", "approvals", "authorized_senders", "control_ui",
-    "messaging", "voice", "group_context", "reactions", "provider_suffix", "heartbeats",
-    "runtime", "reasoning",
+    "messaging", "voice", "group_context", "reactions", "provider_suffix", "runtime", "reasoning",
 ]  # fmt: skip
 FULL_ONLY = {
     "subagent_delegation", "execution_bias", "self_update", "memory_recall", "model_aliases",
@@ -38,6 +41,7 @@ agents:
     userTimezone: Europe/Berlin
     heartbeat: {enabled: true}
     subagents: {delegationMode: prefer}
+    memoryInGroups: true
     models:
       anthropic/claude-sonnet-4-5: {alias: sonnet}
 """
@@ -54,11 +58,11 @@ def everything_run(**changes) -> RunFacts:
     """Run facts that switch on every gated section."""
     tools = [Tool(n, f"{n} tool") for n in ("read", "exec", "message", "gateway", "sessions_spawn")]
     facts = RunFacts(
-        channel="webchat", chat_type="group", capabilities=("inlineButtons",), tools=tuple(tools),
+        channel="webchat", chat_type="group", capabilities=("voice",), tools=tuple(tools),
         sandbox=Sandbox(True, ("/sandbox/work",), False), model="anthropic/claude-sonnet-4-5",
         owners=("+100",), extra_prompt="Group rules: be kind.", reactions="minimal",
         tts_hint="Speak slowly.", memory_tools=True, startup_memory="Yesterday: baked bread.",
-        thinking="low",
+        thinking="low", reasoning_tag_hint=True,
     )  # fmt: skip
     return dataclasses.replace(facts, **changes)
 
@@ -71,6 +75,8 @@ def everything(make_workspace, write_yaml):
             "AGENTS.md": "Agent rules.\n",
             "SOUL.md": "Calm persona.\n" + "long line of soul text\n" * 40,
             "HEARTBEAT.md": "- [ ] water the plants\n",
+            "BOOTSTRAP.md": "Ask the user for a name.\n",
+            "MEMORY.md": "The user likes tea.\n",
             "skills/a/SKILL.md": "---\nname: alpha\ndescription: First skill.\n---\nbody\n",
         }
     )
@@ -98,12 +104,20 @@ def test_full_mode_renders_every_section_in_spec_order_around_one_boundary(every
         assert section.text in part
 
 
+def test_a_heartbeat_run_puts_heartbeats_after_the_provider_suffix_and_before_runtime(everything):
+    prompt = compile_prompt(dataclasses.replace(everything, run=everything_run(session="heartbeat")))
+    volatile = VOLATILE_ORDER[: VOLATILE_ORDER.index("runtime")] + ["heartbeats", "runtime", "reasoning"]
+    # A heartbeat run is not the user's own session: no pending-setup section, no BOOTSTRAP.md.
+    assert rendered_ids(prompt) == [i for i in STABLE_ORDER if i != "bootstrap_pending"] + volatile
+    assert "## BOOTSTRAP.md" not in prompt.text
+
+
 def test_minimal_mode_drops_exactly_the_full_only_sections(everything):
     prompt = compile_prompt(dataclasses.replace(everything, run=everything_run(mode="minimal")))
     expected = [i for i in STABLE_ORDER + VOLATILE_ORDER if i not in FULL_ONLY]
     assert rendered_ids(prompt) == expected
     assert "## Subagent Context" in prompt.volatile
-    assert "## Group Chat Context" not in prompt.volatile
+    assert "## Conversation Context" not in prompt.volatile
 
 
 def test_subagent_session_defaults_to_minimal_mode(everything):
@@ -137,12 +151,15 @@ def test_none_mode_without_a_model_is_one_line(everything):
         {"extra_prompt": "Different group rules."},
         {"reactions": "extensive"},
         {"tts_hint": "Speak fast."},
-        {"heartbeat_prompt": "Another heartbeat prompt."},
         {"thinking": "high"},
         {"reasoning": "on"},
         {"host": "other-host", "os": "macos", "arch": "x64", "python": "3.13", "shell": "zsh"},
         {"native_approvals": True},
+        {"capabilities": ("inlineButtons",)},
+        {"capabilities": ("richText",), "channel": "telegram"},
         {"startup_memory": "Something else."},
+        {"exec_sessions": (ExecSession("s1", "running", "npm test", 42, "/srv"),)},
+        {"message_tool_hints": ("Threads: reply in the thread you were asked in.",)},
     ],
     ids=lambda change: ",".join(change),
 )
@@ -151,6 +168,14 @@ def test_volatile_facts_never_touch_the_stable_part(everything, change):
     after = compile_prompt(dataclasses.replace(everything, run=everything_run(**change)))
     assert after.stable == before.stable
     assert after.volatile != before.volatile
+
+
+def test_the_heartbeat_prompt_never_touches_the_stable_part(everything):
+    before = compile_prompt(dataclasses.replace(everything, run=everything_run(session="heartbeat")))
+    changed = everything_run(session="heartbeat", heartbeat_prompt="Another heartbeat prompt.")
+    after = compile_prompt(dataclasses.replace(everything, run=changed))
+    assert after.stable == before.stable
+    assert "Another heartbeat prompt." in after.volatile and after.volatile != before.volatile
 
 
 @pytest.mark.parametrize(
@@ -180,7 +205,7 @@ def test_tool_list_is_canonical(make_workspace):
     names = ["Read", "read", "zeta", "alpha", "exec"]
     run = RunFacts(tools=tuple(Tool(n) for n in names))
     prompt = compile_prompt(Request(run=run, workspace=make_workspace({})))
-    listed = [line[2:] for line in prompt.stable.splitlines() if line.startswith("- ") and line[2:] in names]
+    listed = [line[2:].split(":")[0] for line in prompt.stable.splitlines() if line.startswith("- ") and line[2:].split(":")[0] in names]
     assert listed == ["Read", "exec", "alpha", "zeta"]
 
 

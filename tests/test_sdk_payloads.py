@@ -15,7 +15,7 @@ import pytest
 from promptc import Request, RunFacts, Tool, compile_prompt, to_anthropic, to_bedrock, to_openai, to_responses
 
 from conftest import EXAMPLES
-from sdk_server import server  # noqa: F401 - a fixture
+
 
 def _prompt(model: str) -> Any:
     run = RunFacts(channel="telegram", chat_type="direct", model=model, tools=(Tool("read", "Read a file"),))

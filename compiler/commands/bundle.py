@@ -29,8 +29,11 @@ AXES: tuple[tuple[str, str], ...] = (
     ("modes", "mode"),
     ("providers", "provider"),
     ("channels", "channel"),
+    ("chat_types", "chat_type"),
 )
-"""Matrix keys and the run fact each one sets, outermost loop first."""
+"""Matrix keys and the run fact each one sets, outermost loop first. The chat type is an axis
+of its own because it can change the stable part: MEMORY.md stays out of group chats unless
+`agents.defaults.memoryInGroups` is set."""
 ROW_KEYS = ("agent", "session", "mode", "provider", "model", "channel", "chat_type")
 """What identifies a variant in the manifest."""
 MANIFEST = "manifest.json"

@@ -1,8 +1,8 @@
 """The keys OpenClaw's own config (openclaw.json, OpenClaw 2026.7.1) has, by table.
 
-promptc reads a few of OpenClaw's sections (agents, skills, tools, hooks) and uses some keys in
-them. A key the schema does not know but OpenClaw does is accepted without checks and named in
-one note, so `--config ~/.openclaw/openclaw.json` works; a key neither knows is still an error
+promptc reads a few of OpenClaw's sections (agents, skills, tools, memory, acp, hooks) and uses
+some keys in them. A key the schema does not know but OpenClaw does is accepted without checks
+and named in one note, so `--config ~/.openclaw/openclaw.json` works; a key neither knows is still an error
 with a did-you-mean. When promptc starts reading a key (it is added to `schema.py`), the schema
 checks it and this list no longer matters for it: nothing here needs changing.
 
@@ -25,6 +25,17 @@ KNOWN: dict[str, frozenset[str]] = {
         security bindings broadcast audio media messages commands approvals session cron
         transcripts commitments hooks web channels discovery talk gateway memory mcp
         skills plugins canvasHost surfaces proxy
+        """
+    ),
+    "memory": _keys(
+        """
+        backend citations qmd
+        """
+    ),
+    "acp": _keys(
+        """
+        enabled dispatch backend fallbacks defaultAgent allowedAgents maxConcurrentSessions
+        stream runtime
         """
     ),
     "tools": _keys(

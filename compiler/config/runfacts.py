@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from ..errors import Location, RunFactsError
-from ..model import PROMPT_MODES, RUN_FACT_CHECKS, SESSION_KINDS, RunFacts, Sandbox, Tool
+from ..model import PROMPT_MODES, RUN_FACT_CHECKS, SESSION_KINDS, ExecSession, RunFacts, Sandbox, Tool
 from . import yamlsrc
 
 Convert = Callable[[Any], Any]
@@ -34,6 +34,10 @@ def _flag(value: Any) -> bool:
     if not isinstance(value, bool):
         raise ValueError(f"expected true or false, got {value!r}")
     return value
+
+
+def _optional_flag(value: Any) -> bool | None:
+    return None if value is None else _flag(value)
 
 
 def _one_of(*choices: str, optional: bool = False) -> Convert:
@@ -88,6 +92,24 @@ def _sandbox(value: Any) -> Sandbox:
     )
 
 
+def _exec_sessions(value: Any) -> tuple[ExecSession, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise ValueError("expected a list of {id, status, name, pid, cwd} entries")
+    return tuple(_exec_session(item) for item in value)
+
+
+def _exec_session(item: Any) -> ExecSession:
+    if not isinstance(item, dict) or set(item) - {"id", "status", "name", "pid", "cwd"} or not isinstance(item.get("id"), str):
+        raise ValueError("each exec session must be a mapping with an `id` (and optional status, name, pid, cwd)")
+    pid = item.get("pid")
+    if pid is not None and (isinstance(pid, bool) or not isinstance(pid, int)):
+        raise ValueError(f"the pid of exec session {item['id']!r} must be a whole number")
+    text = {key: _text(item.get(key)) for key in ("status", "name", "cwd")}
+    return ExecSession(item["id"], text["status"] or "running", text["name"] or "", pid, text["cwd"])
+
+
 CONVERTERS: dict[str, Convert] = {
     "session": _one_of(*SESSION_KINDS),
     "mode": _one_of(*PROMPT_MODES, optional=True),
@@ -99,10 +121,14 @@ CONVERTERS: dict[str, Convert] = {
     "tools": _tools,
     "sandbox": _sandbox,
     "owners": _strings,
-    "memory_tools": _flag,
+    "memory_tools": _optional_flag,
     "light_context": _flag,
     "thinking": _level,
     "reasoning": _level,
+    "reasoning_tag_hint": _flag,
+    "deferred_tools": _tools,
+    "exec_sessions": _exec_sessions,
+    "message_tool_hints": _strings,
 }
 """Fields with a converter of their own; every other RunFacts field is optional text."""
 

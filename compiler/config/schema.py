@@ -166,13 +166,14 @@ AGENT_FIELDS: dict[str, Node] = {
     "heartbeat": Table(
         {"enabled": BOOL, "includeSystemPromptSection": BOOL, "prompt": Field(_string)}
     ),
-    "subagents": Table({"delegationMode": _choice_field("suggest", "prefer")}),
+    "subagents": Table({"delegationMode": _choice_field("suggest", "prefer"), "proactiveOrchestration": BOOL}),
     "skills": Field(_string_list, nullable=True),
     "contextLimits": MapOf(POSITIVE_INT),
     "promptOverlays": Table({"gpt5": Table({"personality": _choice_field("friendly", "on", "off")})}),
     "imageMaxDimensionPx": POSITIVE_INT,
     "models": MapOf(Table({"alias": Field(_one_line)}), key=_one_line),
     "docsPath": Field(_one_line, nullable=True, is_path=True),
+    "memoryInGroups": BOOL,
 }
 
 AGENT_ENTRY = Table(
@@ -194,7 +195,9 @@ SCHEMA = Table(
                 "load": Table({"extraDirs": Field(_string_list, is_path=True)}),
             }
         ),
-        "tools": Table({"experimental": Table({"planTool": BOOL})}),
+        "tools": Table({"experimental": Table({"planTool": BOOL}), "fs": Table({"workspaceOnly": BOOL})}),
+        "memory": Table({"citations": _choice_field("auto", "on", "off")}),
+        "acp": Table({"enabled": BOOL}),
         "prompt": Table(
             {"cacheBoundaryMarker": Field(_marker), "templateDirs": Field(_string_list, is_path=True)}
         ),

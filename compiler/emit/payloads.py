@@ -64,31 +64,56 @@ def _file(f: ContextFile) -> dict[str, Any]:
 
 
 def to_anthropic(prompt: Prompt) -> dict[str, Any]:
-    """`system` blocks for the Messages API; only the stable block carries `cache_control`."""
-    blocks: list[dict[str, Any]] = [{"type": "text", "text": prompt.stable, "cache_control": {"type": "ephemeral"}}]
-    if prompt.volatile:
-        blocks.append({"type": "text", "text": prompt.volatile})
+    """`system` blocks for the Messages API. The cacheable text comes first and only its last
+    block carries `cache_control`; with the codex harness the developer files are a block of
+    their own in the cached run and the per-turn notes a last block."""
+    cached, fresh = _cached_and_fresh(prompt)
+    blocks: list[dict[str, Any]] = [{"type": "text", "text": text} for text in cached]
+    blocks[-1]["cache_control"] = {"type": "ephemeral"}
+    blocks += [{"type": "text", "text": text} for text in fresh]
     return {"system": blocks}
 
 
 def to_openai(prompt: Prompt, messages: Iterable[Mapping[str, Any]] = ()) -> dict[str, Any]:
     """`messages` for Chat Completions: one instruction message (stable text first, so automatic
-    prefix caching can match it), then the caller's `messages`."""
-    instruction = {"role": openai_role(prompt.model), "content": _without_marker(prompt)}
-    return {"messages": [instruction, *(dict(m) for m in messages)]}
+    prefix caching can match it), then the caller's `messages`. With the codex harness every
+    surface is an instruction message of its own, cacheable ones first."""
+    role = openai_role(prompt.model)
+    if prompt.surfaces is None:
+        instructions = [{"role": role, "content": _without_marker(prompt)}]
+    else:
+        instructions = [{"role": role, "content": text} for text in _surface_texts(prompt)]
+    return {"messages": [*instructions, *(dict(m) for m in messages)]}
 
 
 def to_responses(prompt: Prompt) -> dict[str, Any]:
-    """`instructions` for the Responses API: the prompt text without the marker."""
-    return {"instructions": _without_marker(prompt)}
+    """`instructions` for the Responses API: the prompt text without the marker (with the codex
+    harness: every surface, cacheable ones first, one blank line apart)."""
+    if prompt.surfaces is None:
+        return {"instructions": _without_marker(prompt)}
+    return {"instructions": "\n\n".join(_surface_texts(prompt))}
 
 
 def to_bedrock(prompt: Prompt) -> dict[str, Any]:
-    """`system` for Bedrock Converse: stable text, a cache point, then the volatile text."""
-    system: list[dict[str, Any]] = [{"text": prompt.stable}, {"cachePoint": {"type": "default"}}]
-    if prompt.volatile:
-        system.append({"text": prompt.volatile})
+    """`system` for Bedrock Converse: the cacheable text, a cache point, then the rest."""
+    cached, fresh = _cached_and_fresh(prompt)
+    system: list[dict[str, Any]] = [{"text": text} for text in cached]
+    system.append({"cachePoint": {"type": "default"}})
+    system += [{"text": text} for text in fresh]
     return {"system": system}
+
+
+def _cached_and_fresh(prompt: Prompt) -> tuple[list[str], list[str]]:
+    """(texts that belong before the cache point, texts after it), empty ones left out; the
+    first list always has the stable part."""
+    surfaces = prompt.surfaces or {}
+    developer, turn = surfaces.get("developer", ""), surfaces.get("turn", "")
+    return [prompt.stable, *([developer] if developer else [])], [text for text in (prompt.volatile, turn) if text]
+
+
+def _surface_texts(prompt: Prompt) -> list[str]:
+    cached, fresh = _cached_and_fresh(prompt)
+    return [text for text in cached + fresh if text]
 
 
 def openai_role(model: str | None) -> str:

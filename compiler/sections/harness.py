@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from ..model import ContextFile, LoadedWorkspace, RunFacts
 from . import text
+from .variables import file_fence
 
 CODEX_DEVELOPER_FILES = ("SOUL.md", "IDENTITY.md", "TOOLS.md", "USER.md")
 """With the codex harness these files go to the developer surface instead of the prompt."""
@@ -23,17 +24,22 @@ def route(loaded: LoadedWorkspace, run: RunFacts) -> LoadedWorkspace:
 def _stays_in_instructions(f: ContextFile, run: RunFacts) -> bool:
     if f.name in ("AGENTS.md", *CODEX_DEVELOPER_FILES):
         return False  # the harness finds AGENTS.md itself; the others go to the developer surface
-    return not (f.name.lower() == "memory.md" and run.memory_tools)
+    return not (f.name.lower() == "memory.md" and run.has_memory_tools)
 
 
-def codex_surfaces(instructions: str, loaded: LoadedWorkspace, run: RunFacts, marker: str) -> dict[str, str]:
-    """The three codex surfaces: instructions, developer files, and the per-turn notes."""
-    developer = "\n\n".join(
-        f"## {f.name}\n\n{text.neutralise(f.text, marker)}"
-        for f in loaded.files
-        if f.name in CODEX_DEVELOPER_FILES and f.injected
-    )
+def codex_surfaces(stable: str, volatile: str, loaded: LoadedWorkspace, run: RunFacts, marker: str) -> dict[str, str]:
+    """The three codex surfaces: instructions (the prompt without the in-band marker, which
+    only a single-text prompt needs), developer files, and the per-turn notes. None holds the
+    marker."""
+    developer = "\n\n".join(_developer_file(f, marker) for f in loaded.files if f.name in CODEX_DEVELOPER_FILES and f.injected)
+    instructions = "\n\n".join(part for part in (stable, volatile) if part)
     return {"instructions": instructions, "developer": developer, "turn": _codex_turn(loaded, run, marker)}
+
+
+def _developer_file(f: ContextFile, marker: str) -> str:
+    body = text.neutralise(f.text, marker)
+    opening, closing = file_fence(f.name, body)
+    return f"## {f.name}\n{opening}\n{body}\n{closing}"
 
 
 def _codex_turn(loaded: LoadedWorkspace, run: RunFacts, marker: str) -> str:
@@ -42,8 +48,9 @@ def _codex_turn(loaded: LoadedWorkspace, run: RunFacts, marker: str) -> str:
         parts.append("Skills you can load by reading their SKILL.md:\n\n" + loaded.skills.text)
     if run.session == "heartbeat" and _heartbeat_has_tasks(loaded):
         parts.append("This is a heartbeat turn: read HEARTBEAT.md in the workspace and follow it.")
-    if run.memory_tools:
-        parts.append("Workspace memory is not pasted here: look things up with memory_search and memory_get.")
+    if run.has_memory_tools:
+        tools = " and ".join(sorted(run.memory_tool_names, reverse=True))  # memory_search first
+        parts.append(f"Workspace memory is not pasted here: look things up with {tools}.")
     return text.neutralise("\n\n".join(parts), marker)
 
 

@@ -7,11 +7,13 @@ finds the same mistake statically.
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import re
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from ..model import LoadedWorkspace, ResolvedConfig, RunFacts, Tool
+from ..model import MEMORY_TOOL_NAMES, LoadedWorkspace, ResolvedConfig, RunFacts, Tool
 from .providers import Contribution
 
 STABLE: dict[str, str] = {
@@ -23,11 +25,22 @@ STABLE: dict[str, str] = {
     "tool_names": "set of lowercased tool names, for membership tests",
     "plan_tool": "tools.experimental.planTool",
     "delegation_mode": "suggest / prefer",
-    "memory_tools": "memory_search / memory_get are available",
+    "memory_tools": "memory_search or memory_get is available (the fact, else derived from the tools)",
+    "memory_search": "memory_search is available",
+    "memory_get": "memory_get is available",
+    "memory_citations": "memory.citations: auto / on / off",
+    "reasoning_tag_hint": "the provider reads reasoning from tagged reply blocks",
+    "deferred_tools": "tools whose schemas are loaded on demand: [{name, summary}]",
+    "fs_workspace_only": "tools.fs.workspaceOnly",
+    "acp_enabled": "acp.enabled and no sandbox: sessions_spawn can start coding harnesses",
+    "proactive_orchestration": "agents.defaults.subagents.proactiveOrchestration",
+    "git_repo": "the workspace root is a git repository",
+    "bootstrap_pending": "BOOTSTRAP.md is injected: setup is still pending",
     "sandbox": "{enabled, paths, elevated_exec}",
     "workspace_dir": "the working directory shown to the model",
     "docs_path": "local docs directory, or none",
     "docs_url": "the public documentation URL",
+    "source_url": "the runtime's public source repository",
     "timezone": "user IANA time zone, or none",
     "model_aliases": "[(alias, provider/model)] sorted by alias",
     "skills_block": "the <available_skills> block (with its cut note), or empty",
@@ -56,9 +69,14 @@ VOLATILE: dict[str, str] = {
     "startup_memory": "recent daily-memory excerpt on a /new or /reset first turn, or none",
     "provider_suffix": "merged provider dynamic suffix, or empty",
     "tool_call_style_overridden": "a provider replaced the tool_call_style slot",
+    "inline_buttons": "the channel can show inline buttons (capability inlineButtons)",
+    "rich_text": "the channel renders rich text (capability richText)",
+    "exec_sessions": "background exec sessions still running: [{id, status, name, pid, cwd}]",
+    "message_tool_hints": "extra message-tool lines from the channel",
 }
 
 DOCS_URL = "https://docs.openclaw.ai"
+SOURCE_URL = "https://github.com/openclaw/openclaw"
 
 TOOL_ORDER: tuple[str, ...] = (
     "read", "write", "edit", "apply_patch", "grep", "find", "ls", "exec", "process",
@@ -68,6 +86,38 @@ TOOL_ORDER: tuple[str, ...] = (
     "image", "image_generate",
 )  # fmt: skip
 """Known tools are listed in this fixed order; unknown tools follow, sorted."""
+
+CORE_TOOL_SUMMARIES: dict[str, str] = {
+    "read": "show a file's contents",
+    "write": "create a file or replace all of it",
+    "edit": "change part of a file by exact replacement",
+    "apply_patch": "apply a patch that may touch several files",
+    "grep": "search file contents with a pattern",
+    "find": "list files whose paths match a glob",
+    "ls": "list a directory",
+    "exec": "run a shell command (a terminal is available for interactive programs)",
+    "process": "follow, feed or stop a background exec session",
+    "web_search": "search the web",
+    "web_fetch": "download a page and keep its readable text",
+    "browser": "drive a web browser",
+    "canvas": "show, evaluate or capture the canvas",
+    "nodes": "list paired devices and use their camera, screen or notifications",
+    "cron": "schedule reminders and recurring jobs (write a reminder's text so it still makes sense when it fires)",
+    "message": "send a message or a channel action (poll, reaction, attachment)",
+    "gateway": "inspect or change the runtime's configuration, restart it, or update it",
+    "agents_list": "list the agent ids sessions_spawn may start",
+    "sessions_list": "list other sessions, sub-agents included",
+    "sessions_history": "read another session's history",
+    "sessions_send": "send a message into another session",
+    "sessions_spawn": "start a sub-agent session for a separate task",
+    "sessions_yield": "end this turn until spawned sub-agents report back",
+    "subagents": "check on this session's sub-agent runs when asked (not for waiting)",
+    "session_status": "show the session's status card: usage, time, model and reasoning settings",
+    "skill_workshop": "draft, review, apply or reject skill proposals",
+    "image": "describe or analyse an image",
+    "image_generate": "generate an image",
+}
+"""One-line summaries for core tools the caller lists without one (our words)."""
 
 
 def side_of(name: str) -> str | None:
@@ -101,6 +151,7 @@ def build(
 def _stable(cfg, run, workspace, contribution, workspace_dir) -> dict[str, Any]:
     tools = canonical_tools(run.tools)
     files = [_file(f) for f in workspace.files if f.injected and not f.dynamic]
+    memory = run.memory_tool_names
     return {
         "mode": run.effective_mode,
         "session": run.session,
@@ -110,7 +161,17 @@ def _stable(cfg, run, workspace, contribution, workspace_dir) -> dict[str, Any]:
         "tool_names": frozenset(tool["name"].lower() for tool in tools),
         "plan_tool": cfg.plan_tool,
         "delegation_mode": cfg.delegation_mode,
-        "memory_tools": run.memory_tools,
+        "memory_tools": bool(memory),
+        "memory_search": "memory_search" in memory,
+        "memory_get": "memory_get" in memory,
+        "memory_citations": cfg.memory_citations,
+        "reasoning_tag_hint": run.reasoning_tag_hint,
+        "deferred_tools": canonical_tools(run.deferred_tools, summaries=False),
+        "fs_workspace_only": cfg.fs_workspace_only,
+        "acp_enabled": cfg.acp_enabled and not run.sandbox.enabled,
+        "proactive_orchestration": cfg.proactive_orchestration,
+        "git_repo": workspace.facts.git_repo,
+        "bootstrap_pending": any(f["name"] == "BOOTSTRAP.md" for f in files),
         "sandbox": {
             "enabled": run.sandbox.enabled,
             "paths": _distinct(run.sandbox.paths),
@@ -119,6 +180,7 @@ def _stable(cfg, run, workspace, contribution, workspace_dir) -> dict[str, Any]:
         "workspace_dir": workspace_dir,
         "docs_path": cfg.docs_path,
         "docs_url": DOCS_URL,
+        "source_url": SOURCE_URL,
         "timezone": cfg.user_timezone,
         "model_aliases": list(cfg.model_aliases),
         "skills_block": workspace.skills.text,
@@ -149,18 +211,26 @@ def _volatile(cfg, run, workspace, contribution) -> dict[str, Any]:
         "startup_memory": _blank_to_none(run.startup_memory),
         "provider_suffix": contribution.dynamic_suffix or "",
         "tool_call_style_overridden": "tool_call_style" in contribution.section_overrides,
+        "inline_buttons": "inlinebuttons" in canonical_capabilities(run.capabilities),
+        "rich_text": "richtext" in canonical_capabilities(run.capabilities),
+        "exec_sessions": [_exec_session(session) for session in run.exec_sessions],
+        "message_tool_hints": [_one_line(hint) for hint in run.message_tool_hints if hint.strip()],
     }
 
 
-def canonical_tools(tools: tuple[Tool, ...]) -> list[dict[str, str]]:
-    """Dedupe case-insensitively (first spelling wins); known tools in fixed order, then sorted."""
+def canonical_tools(tools: tuple[Tool, ...], *, summaries: bool = True) -> list[dict[str, str]]:
+    """Dedupe case-insensitively (first spelling wins); known tools in fixed order, then sorted.
+
+    A core tool given without a summary gets our built-in one (unless `summaries` is off).
+    """
     first: dict[str, Tool] = {}
     for tool in tools:
         if tool.name:
             first.setdefault(tool.name.lower(), tool)
     rank = {name: index for index, name in enumerate(TOOL_ORDER)}
     ordered = sorted(first.items(), key=lambda item: (rank.get(item[0], len(rank)), item[0], item[1].name))
-    return [{"name": tool.name, "summary": tool.summary} for _, tool in ordered]
+    builtin = CORE_TOOL_SUMMARIES if summaries else {}
+    return [{"name": tool.name, "summary": tool.summary or builtin.get(key, "")} for key, tool in ordered]
 
 
 def canonical_capabilities(capabilities: tuple[str, ...]) -> list[str]:
@@ -169,11 +239,31 @@ def canonical_capabilities(capabilities: tuple[str, ...]) -> list[str]:
 
 
 def heartbeat_prompt(cfg: ResolvedConfig, run: RunFacts) -> str | None:
-    """The heartbeat prompt when heartbeats apply: default agent, enabled, section included."""
+    """The heartbeat prompt on a heartbeat run of the default agent (unless
+    `includeSystemPromptSection` is off): the run's own prompt, else the configured one, else
+    the built-in default. Other runs get none: the section only matters when a heartbeat woke
+    the agent, and keeping it off ordinary turns keeps their prompt free of it."""
     hb = cfg.heartbeat
-    if not (cfg.is_default_agent and hb.enabled and hb.include_section):
+    if run.session != "heartbeat" or not (cfg.is_default_agent and hb.include_section):
         return None
-    return _blank_to_none(run.heartbeat_prompt) or _blank_to_none(hb.prompt)
+    return _blank_to_none(run.heartbeat_prompt) or _blank_to_none(hb.prompt) or DEFAULT_HEARTBEAT_PROMPT
+
+
+DEFAULT_HEARTBEAT_PROMPT = (
+    "Heartbeat check-in. Read HEARTBEAT.md if it exists and do what it asks; do not carry over old "
+    "tasks from earlier chats. If nothing needs attention, reply HEARTBEAT_OK."
+)
+"""Used when the config's heartbeat prompt is blank (the defaults layer sets the same text)."""
+
+
+def fact_warnings(run: RunFacts) -> tuple[str, ...]:
+    """Run facts that contradict each other (the explicit fact is used, but it looks like a mistake)."""
+    listed = sorted(frozenset(t.name.lower() for t in run.tools) & frozenset(MEMORY_TOOL_NAMES))
+    if run.memory_tools is True and not listed:
+        return ("run facts: memory_tools is true but the tool list has neither memory_search nor memory_get",)
+    if run.memory_tools is False and listed:
+        return (f"run facts: memory_tools is false but the tool list has {' and '.join(listed)}",)
+    return ()
 
 
 def runtime_fields(cfg: ResolvedConfig, run: RunFacts) -> list[tuple[str, str]]:
@@ -198,7 +288,27 @@ def runtime_fields(cfg: ResolvedConfig, run: RunFacts) -> list[tuple[str, str]]:
 
 
 def _file(context_file) -> dict[str, str]:
-    return {"name": context_file.name, "text": context_file.text}
+    opening, closing = file_fence(context_file.name, context_file.text)
+    return {"name": context_file.name, "text": context_file.text, "open": opening, "close": closing}
+
+
+def file_fence(name: str, text: str) -> tuple[str, str]:
+    """The lines that open and close a workspace file in the prompt.
+
+    Headings inside a file sit at the prompt's own heading levels, so the file is wrapped in a
+    tag pair the model can match. When the file itself contains the closing tag, the pair gets
+    a suffix from the file's hash, so the real end can never be mistaken.
+    """
+    tag = "workspace_file"
+    if f"</{tag}" in text:
+        tag += "_" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:8]
+    return f'<{tag} name="{name}">', f"</{tag}>"
+
+
+def _exec_session(session) -> dict[str, Any]:
+    """One exec session for the runtime section, every text on one line."""
+    data = dataclasses.asdict(session)
+    return {key: _one_line(value) if isinstance(value, str) else value for key, value in data.items()}
 
 
 def _distinct(items) -> list[str]:

@@ -6,6 +6,7 @@ Characters are code points. The truncation notice decision is pure; its state fi
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -45,6 +46,86 @@ def truncate_file(name: str, text: str, max_chars: int) -> str:
     head_end = _head_cut(text, head)
     tail_start = _tail_cut(text, len(text) - tail)
     return _join(text[:head_end], marker(head_end, len(text) - tail_start), text[tail_start:])
+
+
+DIGEST_FILES = frozenset({"AGENTS.md"})
+"""Files whose cut middle is replaced by a digest of its rule lines instead of nothing."""
+DIGEST_SHARES = (45, 35, 15)
+"""Head, digest and tail shares of the budget, in percent (the rest is for the marker lines)."""
+DIGEST_LINE_MAX = 240
+"""A digest line longer than this is shortened (with an ellipsis)."""
+RULE_WORDS = re.compile(
+    r"\b(must|never|always|only|do not|don't|required?|forbidden|security|secrets?|credentials?|passwords?|"
+    r"tokens?|privacy|private|tests?|commit|push|approv\w*|confirm|delete|ask)\b",
+    re.IGNORECASE,
+)
+"""Words that mark a line as a rule worth keeping when the middle of AGENTS.md is cut."""
+LIST_OR_HEADING = re.compile(r"^(#{1,6}\s|[-*+]\s|\d+[.)]\s)")
+
+
+def truncate_for(name: str, text: str, max_chars: int) -> str:
+    """The cut that suits the file: AGENTS.md keeps a digest of its rules, others head and tail."""
+    if name in DIGEST_FILES:
+        return truncate_with_digest(name, text, max_chars)
+    return truncate_file(name, text, max_chars)
+
+
+def truncate_with_digest(name: str, text: str, max_chars: int) -> str:
+    """Keep about 45% from the start, a digest of the rule lines from the cut middle in about 35%,
+    and about 15% from the end. The result is never longer than `max_chars`; when the budget is
+    too small for the digest layout, or the middle has no rule lines, the plain cut is used."""
+    text = text.rstrip()
+    if len(text) <= max_chars:
+        return text
+    head_share, digest_share, tail_share = DIGEST_SHARES
+    head_end = _head_cut(text, max_chars * head_share // 100)
+    tail_start = _tail_cut(text, len(text) - max_chars * tail_share // 100)
+    chosen, left_out = rule_digest(text[head_end:tail_start], max_chars * digest_share // 100)
+    if not chosen:  # no rules in the middle: the plain cut keeps more of the file
+        return truncate_file(name, text, max_chars)
+    head, tail = text[:head_end], text[tail_start:]
+    result = "\n".join(part for part in (head, *digest_lines(name, len(head), len(tail), len(text), chosen, left_out), tail) if part)
+    return result if len(result) <= max_chars else truncate_file(name, text, max_chars)
+
+
+def digest_lines(name: str, head: int, tail: int, size: int, chosen: list[str], left_out: int) -> list[str]:
+    """The usual cut marker, the digest's label and lines, and how many rule lines did not fit."""
+    label = f"[rule lines from the cut part of {name}, in their original order:]"
+    omitted = [f"[... {left_out} more rule lines did not fit ...]"] if left_out else []
+    return [full_marker(name, head, tail, size), label, *chosen, *omitted]
+
+
+def rule_digest(middle: str, budget: int) -> tuple[list[str], int]:
+    """(the rule lines that fit `budget`, in file order; how many candidates did not fit).
+
+    Lines naming a rule (must, never, secrets, commit, ...) are taken first, then headings and
+    list items, each in file order, while they fit with one newline between them.
+    """
+    candidates = [_digest_line(line) for line in _outside_code_fences(middle.split("\n"))]
+    ranked = [(i, line) for i, line in enumerate(candidates) if line and RULE_WORDS.search(line)]
+    ranked += [(i, line) for i, line in enumerate(candidates) if line and not RULE_WORDS.search(line) and LIST_OR_HEADING.match(line)]
+    taken, used = set(), 0
+    for index, line in ranked:
+        if used + len(line) + 1 <= budget:
+            taken.add(index)
+            used += len(line) + 1
+    return [candidates[i] for i in sorted(taken)], len(ranked) - len(taken)
+
+
+def _outside_code_fences(lines: list[str]) -> list[str]:
+    """The lines, with fence lines and everything inside code fences blanked (code is not a rule)."""
+    kept, fenced = [], False
+    for line in lines:
+        fence = line.lstrip().startswith(("```", "~~~"))
+        fenced = fenced != fence
+        kept.append("" if fence or fenced else line)
+    return kept
+
+
+def _digest_line(line: str) -> str:
+    """A line with its whitespace collapsed, shortened to the digest's line limit."""
+    line = " ".join(line.split())
+    return line if len(line) <= DIGEST_LINE_MAX else line[: DIGEST_LINE_MAX - 1] + "\u2026"
 
 
 def full_marker(name: str, head: int, tail: int, size: int) -> str:
@@ -174,7 +255,7 @@ def _place(file: WorkspaceFile, max_chars: int, remaining: int) -> ContextFile:
     if file.status == "missing":
         marker = missing_marker(file.name)[: min(max_chars, remaining)]
         return _context(file, marker, "missing", None, raw=0)
-    text = truncate_file(file.name, trimmed, min(max_chars, remaining))
+    text = truncate_for(file.name, trimmed, min(max_chars, remaining))
     if text == trimmed:
         return _context(file, text, "ok", None, raw=len(trimmed))
     return _context(

@@ -1,6 +1,7 @@
 """Decide which bootstrap files a run sees, as an ordered table of named filters (SPEC 5.3).
 
-Session kind, then setup state, then heartbeat, then user hooks; each step can be listed.
+Session kind, setup state, chat type, heartbeat, optional files, the legacy heartbeat block,
+then user hooks; each step can be listed.
 """
 
 from __future__ import annotations
@@ -8,12 +9,13 @@ from __future__ import annotations
 import functools
 import importlib
 import importlib.metadata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from ..errors import HookError
 from ..model import ResolvedConfig, RunFacts, WorkspaceFile
+from .legacy import strip_legacy_heartbeat
 
 HOOK_ENTRY_POINT_GROUP = "promptc.hooks"
 MEMORY_NAMES = frozenset({"MEMORY.md", "memory.md"})
@@ -104,10 +106,26 @@ def session_keeps(name: str, run: RunFacts) -> bool:
 def keep_for_setup_state(
     files: tuple[WorkspaceFile, ...], inputs: FilterInputs
 ) -> tuple[WorkspaceFile, ...]:
-    """BOOTSTRAP.md only while the workspace's setup is not complete."""
-    if not inputs.setup_complete:
+    """BOOTSTRAP.md only while the workspace's setup is not complete, and only on a main run.
+
+    Setup is a conversation with the user: a heartbeat, cron job or sub-agent cannot carry it
+    out, so only the user's own (main) session gets the file and the pending-setup section.
+    """
+    if not inputs.setup_complete and inputs.run.session == "main":
         return files
     return tuple(file for file in files if file.name != "BOOTSTRAP.md")
+
+
+def keep_for_chat_type(
+    files: tuple[WorkspaceFile, ...], inputs: FilterInputs
+) -> tuple[WorkspaceFile, ...]:
+    """MEMORY.md stays out of group chats unless `agents.defaults.memoryInGroups` is true.
+
+    Long-term memory holds the owner's private context; a group has other people in it.
+    """
+    if inputs.run.chat_type != "group" or inputs.config.memory_in_groups:
+        return files
+    return tuple(file for file in files if file.name not in MEMORY_NAMES)
 
 
 def keep_for_heartbeat(
@@ -139,6 +157,15 @@ def keep_present_optional_files(
     return tuple(f for f in files if not (f.name in OPTIONAL_FILES and f.status == "missing"))
 
 
+def drop_legacy_heartbeat_block(
+    files: tuple[WorkspaceFile, ...], inputs: FilterInputs
+) -> tuple[WorkspaceFile, ...]:
+    """Remove the stale `Default heartbeat prompt:` block older templates quote (legacy.py)."""
+    return tuple(
+        replace(file, content=strip_legacy_heartbeat(file.content)) if file.content else file for file in files
+    )
+
+
 def run_hooks(files: tuple[WorkspaceFile, ...], inputs: FilterInputs) -> tuple[WorkspaceFile, ...]:
     """Pass the list through each configured hook, then each `promptc.hooks` entry point."""
     context = HookContext(
@@ -151,9 +178,11 @@ def run_hooks(files: tuple[WorkspaceFile, ...], inputs: FilterInputs) -> tuple[W
 
 FILTERS: tuple[FilterStep, ...] = (
     FilterStep("session", "session kind and lightweight context", keep_for_session),
-    FilterStep("setup", "BOOTSTRAP.md only until setup is complete", keep_for_setup_state),
+    FilterStep("setup", "BOOTSTRAP.md only on main runs until setup is complete", keep_for_setup_state),
+    FilterStep("chat", "MEMORY.md only outside group chats, unless memoryInGroups", keep_for_chat_type),
     FilterStep("heartbeat", "HEARTBEAT.md only when heartbeat guidance is on", keep_for_heartbeat),
     FilterStep("optional", "absent HEARTBEAT/BOOTSTRAP/MEMORY files get no marker", keep_present_optional_files),
+    FilterStep("legacy", "the stale default-heartbeat-prompt block is removed", drop_legacy_heartbeat_block),
     FilterStep("hooks", "bootstrap hooks from config and entry points", run_hooks),
 )
 """The filters, in the order they run."""
@@ -201,7 +230,8 @@ def apply_with_drops(
     current, drops = tuple(files), list[Drop]()
     for step in FILTERS:
         kept = step.run(current, inputs)
-        drops.extend(Drop(file.name, step.name) for file in current if file not in kept)
+        names = {file.name for file in kept}  # by name: a step may rewrite a file it keeps
+        drops.extend(Drop(file.name, step.name) for file in current if file.name not in names)
         current = kept
     return current, tuple(drops)
 

@@ -1,0 +1,240 @@
+"""Run OpenClaw's real prompt builder (through the shared harness) and promptc on the same turn.
+
+Shared by `bench/openclaw_compare.py` and `bench/derive_section_order.py`; neither runs in CI.
+OpenClaw must be installed (see ../shared/tools/openclaw-ref/README.md). Harness results are
+cached per (workspace, kind, mode, facts) because one harness run costs about two seconds.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from promptc import Request, RunFacts, Tool  # noqa: E402
+from promptc.config import layers  # noqa: E402
+from promptc.pipeline import compile_pending  # noqa: E402
+from promptc.resources import templates_root  # noqa: E402
+from promptc.sections.text import normalise  # noqa: E402
+
+try:  # the file tags arrived with issue 10; older checkouts have none
+    from promptc.sections.variables import file_fence  # noqa: E402
+except ImportError:  # pragma: no cover
+
+    def file_fence(name: str, text: str) -> tuple[str, str]:
+        return "", ""
+
+
+import yaml  # noqa: E402
+
+SHARED = Path(os.environ.get("PROMPTC_SHARED", REPO.parent / "shared"))
+HARNESS = SHARED / "tools" / "openclaw-ref" / "harness.mjs"
+CORPUS = SHARED / "corpus"
+TURN_FACTS = HARNESS.parent / "examples" / "turn.json"
+ORDER_TABLE = templates_root() / "section_order.yaml"
+KINDS = ("main", "subagent", "cron", "heartbeat")
+MEMORY_IN_GROUPS_KNOWN = "memoryInGroups" in (templates_root() / "defaults.yaml").read_text()
+MODES = ("full", "minimal", "none")
+FILE_HEADING = re.compile(r"^## (/.*/)?(?P<name>[^/]+\.md)$")
+
+
+def cache_dir() -> Path:
+    return Path(os.environ.get("OPENCLAW_COMPARE_CACHE", Path(tempfile.gettempdir()) / "openclaw-compare-cache"))
+
+
+def openclaw(workspace: Path, facts: dict[str, Any], kind: str, mode: str, *, prompt: bool = False) -> dict[str, Any]:
+    """The harness's JSON for one case (cached on disk)."""
+    text = json.dumps(facts, sort_keys=True)
+    key = hashlib.sha256(f"{workspace}|{kind}|{mode}|{prompt}|{text}".encode()).hexdigest()[:24]
+    cached = cache_dir() / f"{key}.json"
+    if cached.exists():
+        return json.loads(cached.read_text())
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as handle:
+        handle.write(text)
+    args = ["node", str(HARNESS), str(workspace), handle.name, "--kind", kind, "--mode", mode]
+    try:
+        out = subprocess.run(args + ([] if prompt else ["--no-prompt"]), capture_output=True, text=True, check=True)
+    finally:
+        os.unlink(handle.name)
+    cache_dir().mkdir(parents=True, exist_ok=True)
+    cached.write_text(out.stdout)
+    return json.loads(out.stdout)
+
+
+def turn_facts() -> dict[str, Any]:
+    return json.loads(TURN_FACTS.read_text())
+
+
+# --------------------------------------------------------------------------- promptc side
+
+
+def _skill_dir() -> Path:
+    """A skills root holding the one skill the harness facts list, so both builders list one skill."""
+    root = Path(tempfile.gettempdir()) / "openclaw-compare-skills"
+    skill = root / "weather" / "SKILL.md"
+    if not skill.exists():
+        skill.parent.mkdir(parents=True, exist_ok=True)
+        skill.write_text("---\nname: weather\ndescription: Get current weather & forecasts\n---\nUse a weather API.\n")
+    return root
+
+
+def promptc_request(workspace: Path, facts: dict[str, Any], kind: str, mode: str) -> Request:
+    """The harness facts as a promptc request: run facts plus the config OpenClaw implies."""
+    runtime = facts.get("runtime", {})
+    reactions = facts.get("reactions")
+    run = RunFacts(
+        session=kind,  # type: ignore[arg-type]
+        mode=mode,  # type: ignore[arg-type]
+        channel=facts.get("channel"),
+        chat_type=facts.get("chat_type"),
+        capabilities=tuple(facts.get("capabilities", ())),
+        tools=tuple(Tool(t["name"], t.get("summary", "")) if isinstance(t, dict) else Tool(t) for t in facts.get("tools", ())),
+        owners=tuple(facts.get("owners", ())),
+        extra_prompt=facts.get("extra_system_prompt"),
+        model=facts.get("model"),
+        reactions=reactions.get("level") if isinstance(reactions, dict) else reactions,
+        tts_hint=facts.get("tts_hint"),
+        thinking=facts.get("thinking"),
+        host=runtime.get("host"),
+        os=runtime.get("os"),
+        arch=runtime.get("arch"),
+        shell=runtime.get("shell"),
+    )
+    tree = {
+        "agents": {
+            "defaults": {
+                "workspace": str(workspace),
+                "userTimezone": facts.get("timezone"),
+                # OpenClaw without a config keeps HEARTBEAT.md in every main turn.
+                "heartbeat": {"enabled": True},
+                # ... and MEMORY.md in group chats too.
+                **({"memoryInGroups": True} if MEMORY_IN_GROUPS_KNOWN else {}),
+                "skills": [s["name"] for s in facts.get("skills", ())],
+            }
+        },
+        "skills": {"load": {"extraDirs": [str(_skill_dir())]}},
+    }
+    located = _located(tree)
+    layer = layers.layer_from(located, "openclaw-compare", REPO)
+    env = {"PATH": os.environ.get("PATH", "")}  # the workspace's own weather skill may need curl
+    return Request(run=run, config_layers=(layer,), workspace=workspace, plugins=False, env=env, platform="linux")
+
+
+def _located(tree: dict[str, Any]):
+    from promptc.config import yamlsrc
+
+    return yamlsrc.parse(yaml.safe_dump(tree), "openclaw-compare", Exception)
+
+
+def promptc(workspace: Path, facts: dict[str, Any], kind: str, mode: str):
+    """promptc's Prompt for the same case (nothing is written)."""
+    prompt, _ = compile_pending(promptc_request(workspace, facts, kind, mode))
+    return prompt
+
+
+# --------------------------------------------------------------------------- comparison
+
+
+def order_table() -> dict[str, Any]:
+    return yaml.safe_load(ORDER_TABLE.read_text())
+
+
+def heading_to_id(table: dict[str, Any]) -> dict[str, str]:
+    """OpenClaw heading -> our section id (a stable `# Project Context` wins over the dynamic one)."""
+    mapping: dict[str, str] = {}
+    for section, row in table["sections"].items():
+        headings = row["openclaw"] if isinstance(row["openclaw"], list) else [row["openclaw"]]
+        for heading in headings:
+            if heading:
+                mapping.setdefault(heading, section)
+    return mapping
+
+
+def openclaw_structure(result: dict[str, Any], table: dict[str, Any]) -> tuple[list[str], set[tuple[str, str]]]:
+    """(section ids in order, {(file, side)}) of a harness result."""
+    ids, files, side, mapping = [], set(), "stable", heading_to_id(table)
+    headings = result["headings"]
+    for index, heading in enumerate(headings):
+        match = FILE_HEADING.match(heading)
+        if match:
+            files.add((match.group("name"), side))
+            continue
+        section = mapping.get(heading, f"?{heading}")
+        if heading == "# Project Context" and _next_file(headings, index) == "HEARTBEAT.md":
+            section = "dynamic_context"
+        if section == "dynamic_context":
+            side = "volatile"
+        if section in ("authorized_senders", "messaging", "runtime", "reactions", "heartbeats", "group_context", "voice"):
+            side = "volatile"
+        ids.append(section)
+    return ids, files
+
+
+def _next_file(headings: list[str], index: int) -> str | None:
+    following = headings[index + 1 : index + 2]
+    match = FILE_HEADING.match(following[0]) if following else None
+    return match.group("name") if match else None
+
+
+def literal_headings(prompt) -> list[str]:
+    """The `#` / `##` heading that opens each rendered section, as text."""
+    firsts = (s.text.split("\n", 1)[0] for s in prompt.sections)
+    return [line for line in firsts if re.match(r"^#{1,2} ", line)]
+
+
+def openclaw_literal_headings(result: dict[str, Any]) -> list[str]:
+    """OpenClaw's structural headings without the file headings."""
+    return [h for h in result["headings"] if not FILE_HEADING.match(h)]
+
+
+def promptc_structure(prompt, table: dict[str, Any]) -> tuple[list[str], set[tuple[str, str]]]:
+    """(ids of rendered sections OpenClaw has a heading for, {(file, side)}) of a promptc prompt."""
+    with_heading = {section for section, row in table["sections"].items() if row["openclaw"]}
+    ids = [s.id for s in prompt.sections if s.id in with_heading]
+    files = {(f.name, "volatile" if f.dynamic else "stable") for f in prompt.files if f.injected and normalise(f.text) in prompt.text}
+    return ids, files
+
+
+def openclaw_guidance(result: dict[str, Any]) -> str:
+    """OpenClaw's prompt without file headings, bodies and the skills list."""
+    text, headings = result["prompt"], result["headings"]
+    for index, heading in enumerate(headings):
+        if not FILE_HEADING.match(heading):
+            continue
+        start = text.index("\n" + heading + "\n") + 1
+        following = [h for h in headings[index + 1 :]]
+        end = len(text)
+        for nxt in following:
+            found = text.find("\n" + nxt + "\n", start + len(heading))
+            if found != -1:
+                end = found
+                break
+        text = text[:start] + text[end + 1 :]
+    return re.sub(r"<available_skills>.*?</available_skills>\n?", "", text, flags=re.S)
+
+
+def promptc_guidance(prompt) -> str:
+    """promptc's prompt without file headings, file bodies (with their tags) and the skills list."""
+    text = prompt.text
+    for f in prompt.files:
+        if f.injected:
+            body = normalise(f.text)
+            opening, closing = file_fence(f.name, f.text)
+            text = text.replace(f"\n## {f.name}\n{opening}\n{body}\n{closing}", "", 1)
+    if prompt.skills.text:
+        text = text.replace(prompt.skills.text, "", 1)
+    return text
+
+
+def replace(run: RunFacts, **changes: Any) -> RunFacts:
+    return dataclasses.replace(run, **changes)
