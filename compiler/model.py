@@ -82,7 +82,8 @@ class ExecSession:
     """Working directory, when known."""
 
     def __post_init__(self) -> None:
-        checks = {"id": _one_line_text, "status": _one_line_text, "name": _one_line_text,
+        # The name is a command line, which may span lines: the runtime section folds it.
+        checks = {"id": _one_line_text, "status": _one_line_text, "name": _text,
                   "pid": _optional(_whole_number), "cwd": _optional(_one_line_text)}  # fmt: skip
         _validate(self, checks, "exec session ")
 

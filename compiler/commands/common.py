@@ -17,6 +17,7 @@ from ..emit import context, payloads
 from ..errors import UsageError
 from ..fsutil import write_output
 from ..model import Prompt
+from ..sections.text import replace_surrogates
 
 EXIT_OK, EXIT_FOUND, EXIT_BAD_INPUT = 0, 1, 2
 """0 ok; 1 a check found something; 2 bad input or usage (SPEC 10)."""
@@ -69,7 +70,9 @@ def now_utc() -> str:
 
 def emit(text: str, out: Path | None) -> None:
     """Print, or write to `--out` (atomically for a file, also behind a symlink; in place for a
-    device or FIFO)."""
+    device or FIFO). Lone surrogates (an undecodable file name in a warning) become U+FFFD, so
+    the output is always valid UTF-8."""
+    text = replace_surrogates(text)
     if out is None:
         sys.stdout.write(text)
     else:
