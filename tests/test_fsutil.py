@@ -151,3 +151,14 @@ def test_out_to_a_directory_is_refused_and_left_alone(run_cli, tmp_path):
     assert code == 2 and out == "" and err.count("\n") == 1
     assert err.startswith(f"promptc: error: {directory}: cannot write: a directory")
     assert (directory / "keep.txt").read_text() == "mine"
+
+
+def test_a_state_file_write_replaces_a_symlink_instead_of_writing_through_it(tmp_path):
+    # State files live in a workspace promptc does not trust: a planted link must not redirect the write.
+    outside = tmp_path / "outside.txt"
+    outside.write_text("precious")
+    planted = tmp_path / "workspace-state.json"
+    planted.symlink_to(outside)
+    write_text_atomic(planted, "{}\n")
+    assert not planted.is_symlink() and planted.read_text() == "{}\n"
+    assert outside.read_text() == "precious"
