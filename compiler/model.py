@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 from dataclasses import dataclass, field
-from typing import Any, Callable, Literal, Mapping
+from typing import Any, Literal, Mapping
 
-from .errors import RunFactsError
-from .sections.text import replace_surrogates
+from . import checks
 
 SessionKind = Literal["main", "subagent", "cron", "heartbeat"]
 PromptMode = Literal["full", "minimal", "none"]
@@ -48,7 +46,7 @@ class Tool:
     """A one-line description; empty renders the bare name."""
 
     def __post_init__(self) -> None:
-        _validate(self, {"name": _one_line_text, "summary": _one_line_text}, "tool ")
+        checks.validate(self, {"name": checks.one_line_text, "summary": checks.one_line_text}, "tool ")
 
 
 @dataclass(frozen=True)
@@ -63,7 +61,8 @@ class Sandbox:
     """Whether an elevated (host) exec escape hatch exists."""
 
     def __post_init__(self) -> None:
-        _validate(self, {"enabled": _flag, "paths": _one_line_texts, "elevated_exec": _flag}, "sandbox.")
+        fields = {"enabled": checks.flag, "paths": checks.one_line_texts, "elevated_exec": checks.flag}
+        checks.validate(self, fields, "sandbox.")
 
 
 @dataclass(frozen=True)
@@ -83,9 +82,9 @@ class ExecSession:
 
     def __post_init__(self) -> None:
         # The name is a command line, which may span lines: the runtime section folds it.
-        checks = {"id": _one_line_text, "status": _one_line_text, "name": _text,
-                  "pid": _optional(_whole_number), "cwd": _optional(_one_line_text)}  # fmt: skip
-        _validate(self, checks, "exec session ")
+        fields = {"id": checks.one_line_text, "status": checks.one_line_text, "name": checks.text,
+                  "pid": checks.optional(checks.whole_number), "cwd": checks.optional(checks.one_line_text)}  # fmt: skip
+        checks.validate(self, fields, "exec session ")
 
 
 MEMORY_TOOL_NAMES: tuple[str, ...] = ("memory_search", "memory_get")
@@ -169,7 +168,7 @@ class RunFacts:
     """Extra lines the channel adds to the message-tool guidance."""
 
     def __post_init__(self) -> None:
-        _validate(self, RUN_FACT_CHECKS)
+        checks.validate(self, RUN_FACT_CHECKS)
 
     @property
     def effective_mode(self) -> PromptMode:
@@ -194,67 +193,8 @@ class RunFacts:
 
 
 # --------------------------------------------------------------------------- run-fact checks
-# Every run fact is checked where it is made, so the Python API gets the same one-line errors
-# as a `--run` file. A check returns the value to store (lists become tuples, lone surrogates
-# U+FFFD) or raises ValueError saying what is wrong.
-
-Check = Callable[[Any], Any]
-
-_CONTROL = frozenset(chr(c) for c in [*range(0x20), 0x7F, 0x85, 0x2028, 0x2029]) - {"\t"}
-
-
-def _text(value: Any) -> str:
-    """Any text, lone surrogates replaced (they cannot be written as UTF-8)."""
-    if not isinstance(value, str):
-        raise ValueError(f"expected a string, got {type(value).__name__}")
-    return replace_surrogates(value)
-
-
-def _one_line_text(value: Any) -> str:
-    """Text that is rendered on one line: a line break in it could forge a prompt heading."""
-    value = _text(value)
-    if not _CONTROL.isdisjoint(value):
-        raise ValueError(f"must be one line, without line breaks or control characters; got {_shown(value)}")
-    return value
-
-
-def _shown(value: Any) -> str:
-    """A value for an error message: its repr, cut short (a huge int has no repr at all)."""
-    if isinstance(value, int) and value.bit_length() > 128:
-        return "a very long number"
-    shown = repr(value)
-    return shown if len(shown) <= 60 else shown[:57] + "..."
-
-
-def _optional(check: Check) -> Check:
-    """`check`, or None."""
-    return lambda value: None if value is None else check(value)
-
-
-def _flag(value: Any) -> bool:
-    """A boolean (1 and "yes" are not)."""
-    if not isinstance(value, bool):
-        raise ValueError(f"expected true or false, got {_shown(value)}")
-    return value
-
-
-def _choice(*choices: str | None) -> Check:
-    """One of `choices` (None among them makes the fact optional)."""
-
-    def check(value: Any) -> Any:
-        if not isinstance(value, (str, type(None))) or value not in choices:
-            named = ", ".join(c for c in choices if c is not None)
-            raise ValueError(f"expected one of {named}; got {_shown(value)}")
-        return value
-
-    return check
-
-
-def _one_line_texts(value: Any) -> tuple[str, ...]:
-    """A sequence (not a bare string) of one-line texts, stored as a tuple."""
-    if isinstance(value, (str, bytes)) or not isinstance(value, (tuple, list)):
-        raise ValueError(f"expected a list of strings, got {type(value).__name__}")
-    return tuple(_one_line_text(item) for item in value)
+# Every run fact is checked where it is made (compiler/checks.py), so the Python API gets the
+# same one-line errors as a `--run` file.
 
 
 def _tools(value: Any) -> tuple[Tool, ...]:
@@ -270,12 +210,6 @@ def _tool(item: Any) -> Tool:
     if not isinstance(item, Tool):
         raise ValueError(f"each tool must be a Tool or a name, got {type(item).__name__}")
     return item
-
-
-def _whole_number(value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"expected a whole number, got {_shown(value)}")
-    return value
 
 
 def _exec_sessions(value: Any) -> tuple[ExecSession, ...]:
@@ -294,48 +228,33 @@ def _sandbox(value: Any) -> Sandbox:
     return value
 
 
-RUN_FACT_CHECKS: dict[str, Check] = {
-    "agent": _optional(_one_line_text),
-    "session": _choice(*SESSION_KINDS),
-    "mode": _choice(*PROMPT_MODES, None),
-    "harness": _choice("default", "codex"),
-    "channel": _optional(_one_line_text),
-    "chat_type": _choice("direct", "group", None),
-    "capabilities": _one_line_texts,
-    "delivery": _choice("normal", "message_tool_only"),
-    "native_approvals": _flag,
+RUN_FACT_CHECKS: dict[str, checks.Check] = {
+    "agent": checks.optional(checks.one_line_text),
+    "session": checks.choice(*SESSION_KINDS),
+    "mode": checks.choice(*PROMPT_MODES, None),
+    "harness": checks.choice("default", "codex"),
+    "channel": checks.optional(checks.one_line_text),
+    "chat_type": checks.choice("direct", "group", None),
+    "capabilities": checks.one_line_texts,
+    "delivery": checks.choice("normal", "message_tool_only"),
+    "native_approvals": checks.flag,
     "tools": _tools,
     "sandbox": _sandbox,
     **dict.fromkeys(
         ("provider", "model_api", "model", "default_model", "host", "os", "arch", "python", "shell",
          "repo_root", "thinking", "reasoning", "reactions"),
-        _optional(_one_line_text),
+        checks.optional(checks.one_line_text),
     ),  # fmt: skip
-    "owners": _one_line_texts,
-    **dict.fromkeys(("extra_prompt", "tts_hint", "heartbeat_prompt", "startup_memory"), _optional(_text)),
-    "memory_tools": _optional(_flag),
-    "light_context": _flag,
-    "reasoning_tag_hint": _flag,
+    "owners": checks.one_line_texts,
+    **dict.fromkeys(("extra_prompt", "tts_hint", "heartbeat_prompt", "startup_memory"), checks.optional(checks.text)),
+    "memory_tools": checks.optional(checks.flag),
+    "light_context": checks.flag,
+    "reasoning_tag_hint": checks.flag,
     "deferred_tools": _tools,
     "exec_sessions": _exec_sessions,
-    "message_tool_hints": _one_line_texts,
+    "message_tool_hints": checks.one_line_texts,
 }
 """The check of every RunFacts field; the multi-line ones are free text given to the model."""
-
-
-def _validate(instance: Any, checks: Mapping[str, Check], prefix: str = "") -> None:
-    """Run each field's check; store what it returns; a failure is one RunFactsError.
-    (tests/test_runfacts.py checks that every field has a check.)"""
-    for item in dataclasses.fields(instance):
-        value, check = getattr(instance, item.name), checks.get(item.name)
-        if check is None:
-            continue
-        try:
-            checked = check(value)
-        except ValueError as exc:
-            raise RunFactsError(f"{prefix}{item.name}: {exc}") from exc
-        if checked is not value:
-            object.__setattr__(instance, item.name, checked)
 
 
 # --------------------------------------------------------------------------- resolved config
@@ -505,7 +424,7 @@ class ContextFile:
     raw_chars: int
     """Characters before truncation."""
     injected_chars: int
-    """Characters injected (len(_text))."""
+    """Characters injected (len(text))."""
     frontmatter: Mapping[str, Any] | None = None
     """Frontmatter metadata found in the file."""
 

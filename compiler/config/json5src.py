@@ -131,7 +131,8 @@ class _Scanner:
                 raise self.error(f"nested more than {MAX_DEPTH} levels deep", self._where(offset))
             self.stack.append(_Open(key_path, token == "{"))
         elif kind == "word" and _INTEGER.fullmatch(token) and len(token.lstrip("+-")) > sys.get_int_max_str_digits():
-            raise self.error(f"cannot read this value: a number with more than {sys.get_int_max_str_digits()} digits", self._where(offset))
+            limit = sys.get_int_max_str_digits()
+            raise self.error(f"cannot read this value: a number with more than {limit} digits", self._where(offset))
 
     def _key(self, top: _Open, key: str, offset: int) -> None:
         if key in top.keys:

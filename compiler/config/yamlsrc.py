@@ -80,7 +80,8 @@ def load_file(path: Path, error: type[PromptcError] = PromptcError) -> Located:
     except PromptcError as exc:
         if suffix != ".json":
             raise
-        raise error(f"{exc.message} (a JSON5 file, with comments or trailing commas, needs: pip install 'promptc[openclaw]')", exc.location) from exc
+        hint = "a JSON5 file, with comments or trailing commas, needs: pip install 'promptc[openclaw]'"
+        raise error(f"{exc.message} ({hint})", exc.location) from exc
 
 
 MAX_VALUES = 100_000
