@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+
+_BREAKS = re.compile("[\x00-\x1f\x7f\x85\u2028\u2029]")
+
+
+def one_line(text: str) -> str:
+    """`text` with line breaks and other control characters written as escapes (`\\n`), so
+    an error that quotes a user's value is still one line."""
+    return _BREAKS.sub(lambda match: match.group().encode("unicode_escape").decode("ascii"), text)
 
 
 @dataclass(frozen=True)
@@ -21,7 +30,7 @@ class Location:
         if self.line is not None:
             parts.append(str(self.line))
             parts.append(str(self.column if self.column is not None else 1))
-        return ":".join(parts)
+        return one_line(":".join(parts))
 
 
 class PromptcError(Exception):
@@ -34,8 +43,8 @@ class PromptcError(Exception):
 
     def __str__(self) -> str:
         if self.location is None:
-            return self.message
-        return f"{self.location}: {self.message}"
+            return one_line(self.message)
+        return f"{self.location}: {one_line(self.message)}"
 
 
 class ConfigError(PromptcError):

@@ -1,9 +1,15 @@
-"""Atomic file writes: a reader sees the old file or the new one, never half of either."""
+"""Atomic file writes: a reader sees the old file or the new one, never half of either.
+
+`write_output` is for a path the user named (`--out`): it writes through symlinks and straight
+into character devices and FIFOs. `write_chunks_atomic` replaces the node at `path` itself, which
+is right for files promptc owns (state files inside a workspace it does not trust).
+"""
 
 from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -12,6 +18,38 @@ from .errors import Location, PromptcError
 
 NEW_FILE_MODE = 0o644
 """mkstemp creates 0600 files; a new output file should be readable like any other."""
+
+
+def write_output(path: Path, chunks: Iterable[bytes], error: type[PromptcError] = PromptcError) -> None:
+    """Write where `path` leads: a regular file (also behind symlinks) is replaced atomically, a
+    character device or a FIFO is written directly (it cannot be replaced, and `/dev/stdout` or
+    `/proc/self/fd/1` mean "write to that stream"). A directory, a block device or a socket is
+    refused, never replaced.
+    """
+    path = Path(path)
+    try:
+        node = os.stat(path)
+    except FileNotFoundError:
+        node = None  # a new file, or a symlink to one that does not exist yet
+    except OSError as exc:  # a symlink loop, a component that is not a directory, ...
+        raise error(f"cannot write: {exc.strerror or exc}", Location(str(path))) from exc
+    if node is not None and (stat.S_ISCHR(node.st_mode) or stat.S_ISFIFO(node.st_mode)):
+        _write_stream(path, chunks, error)
+    elif node is not None and not stat.S_ISREG(node.st_mode):
+        kind = "a directory" if stat.S_ISDIR(node.st_mode) else "not a regular file, a character device or a FIFO"
+        raise error(f"cannot write: {kind}; refusing to replace it", Location(str(path)))
+    else:
+        write_chunks_atomic(Path(os.path.realpath(path)), chunks, error=error)
+
+
+def _write_stream(path: Path, chunks: Iterable[bytes], error: type[PromptcError]) -> None:
+    """Write to a device or FIFO in place: opened without O_CREAT or O_TRUNC, so nothing is made."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_NOCTTY)
+        with os.fdopen(fd, "wb") as handle:
+            handle.writelines(chunks)
+    except OSError as exc:
+        raise error(f"cannot write: {exc.strerror or exc}", Location(str(path))) from exc
 
 
 def write_text_atomic(path: Path, text: str) -> None:

@@ -6,6 +6,8 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any, Literal, Mapping
 
+from . import checks
+
 SessionKind = Literal["main", "subagent", "cron", "heartbeat"]
 PromptMode = Literal["full", "minimal", "none"]
 Side = Literal["stable", "volatile"]
@@ -43,6 +45,9 @@ class Tool:
     summary: str = ""
     """A one-line description; empty renders the bare name."""
 
+    def __post_init__(self) -> None:
+        checks.validate(self, {"name": checks.one_line_text, "summary": checks.one_line_text}, "tool ")
+
 
 @dataclass(frozen=True)
 class Sandbox:
@@ -54,6 +59,10 @@ class Sandbox:
     """Paths visible inside the sandbox; the first is the working directory."""
     elevated_exec: bool = False
     """Whether an elevated (host) exec escape hatch exists."""
+
+    def __post_init__(self) -> None:
+        fields = {"enabled": checks.flag, "paths": checks.one_line_texts, "elevated_exec": checks.flag}
+        checks.validate(self, fields, "sandbox.")
 
 
 @dataclass(frozen=True)
@@ -70,6 +79,12 @@ class ExecSession:
     """Process id, when known."""
     cwd: str | None = None
     """Working directory, when known."""
+
+    def __post_init__(self) -> None:
+        # The name is a command line, which may span lines: the runtime section folds it.
+        fields = {"id": checks.one_line_text, "status": checks.one_line_text, "name": checks.text,
+                  "pid": checks.optional(checks.whole_number), "cwd": checks.optional(checks.one_line_text)}  # fmt: skip
+        checks.validate(self, fields, "exec session ")
 
 
 MEMORY_TOOL_NAMES: tuple[str, ...] = ("memory_search", "memory_get")
@@ -152,6 +167,9 @@ class RunFacts:
     message_tool_hints: tuple[str, ...] = ()
     """Extra lines the channel adds to the message-tool guidance."""
 
+    def __post_init__(self) -> None:
+        checks.validate(self, RUN_FACT_CHECKS)
+
     @property
     def effective_mode(self) -> PromptMode:
         """The prompt mode this turn uses: explicit, else minimal for subagent/cron, else full."""
@@ -172,6 +190,71 @@ class RunFacts:
     def has_memory_tools(self) -> bool:
         """Whether workspace memory can be searched or read with tools this turn."""
         return bool(self.memory_tool_names)
+
+
+# --------------------------------------------------------------------------- run-fact checks
+# Every run fact is checked where it is made (compiler/checks.py), so the Python API gets the
+# same one-line errors as a `--run` file.
+
+
+def _tools(value: Any) -> tuple[Tool, ...]:
+    """Tools, each a Tool or a bare name (as a `--run` file allows)."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, (tuple, list)):
+        raise ValueError(f"expected a list of tools, got {type(value).__name__}")
+    return tuple(_tool(item) for item in value)
+
+
+def _tool(item: Any) -> Tool:
+    if isinstance(item, str):
+        return Tool(item)
+    if not isinstance(item, Tool):
+        raise ValueError(f"each tool must be a Tool or a name, got {type(item).__name__}")
+    return item
+
+
+def _exec_sessions(value: Any) -> tuple[ExecSession, ...]:
+    """ExecSession values, stored as a tuple."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, (tuple, list)):
+        raise ValueError(f"expected a list of exec sessions, got {type(value).__name__}")
+    if not all(isinstance(item, ExecSession) for item in value):
+        raise ValueError("each exec session must be an ExecSession")
+    return tuple(value)
+
+
+def _sandbox(value: Any) -> Sandbox:
+    """A Sandbox."""
+    if not isinstance(value, Sandbox):
+        raise ValueError(f"expected a Sandbox, got {type(value).__name__}")
+    return value
+
+
+RUN_FACT_CHECKS: dict[str, checks.Check] = {
+    "agent": checks.optional(checks.one_line_text),
+    "session": checks.choice(*SESSION_KINDS),
+    "mode": checks.choice(*PROMPT_MODES, None),
+    "harness": checks.choice("default", "codex"),
+    "channel": checks.optional(checks.one_line_text),
+    "chat_type": checks.choice("direct", "group", None),
+    "capabilities": checks.one_line_texts,
+    "delivery": checks.choice("normal", "message_tool_only"),
+    "native_approvals": checks.flag,
+    "tools": _tools,
+    "sandbox": _sandbox,
+    **dict.fromkeys(
+        ("provider", "model_api", "model", "default_model", "host", "os", "arch", "python", "shell",
+         "repo_root", "thinking", "reasoning", "reactions"),
+        checks.optional(checks.one_line_text),
+    ),  # fmt: skip
+    "owners": checks.one_line_texts,
+    **dict.fromkeys(("extra_prompt", "tts_hint", "heartbeat_prompt", "startup_memory"), checks.optional(checks.text)),
+    "memory_tools": checks.optional(checks.flag),
+    "light_context": checks.flag,
+    "reasoning_tag_hint": checks.flag,
+    "deferred_tools": _tools,
+    "exec_sessions": _exec_sessions,
+    "message_tool_hints": checks.one_line_texts,
+}
+"""The check of every RunFacts field; the multi-line ones are free text given to the model."""
 
 
 # --------------------------------------------------------------------------- resolved config

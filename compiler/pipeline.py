@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Callable, Mapping
 
 from .config import layers
-from .errors import Location, WorkspaceError
+from .errors import Location, RunFactsError, UsageError, WorkspaceError
 from .model import LoadedWorkspace, Prompt, ResolvedConfig, RunFacts
 from .sections import catalogue, harness, providers, render, variables
 from .workspace import budget, facts, filters, heartbeat, loader, skills, state
@@ -47,7 +47,13 @@ class Request:
 
     def __post_init__(self) -> None:
         # Paths given as strings and sequences given as lists are accepted at the API boundary
-        # (the types say what is stored: Paths and tuples).
+        # (the types say what is stored: Paths and tuples); a bare string where a sequence
+        # belongs would be read one character at a time, so it is refused.
+        if not isinstance(self.run, RunFacts):
+            raise RunFactsError(f"Request.run: expected RunFacts, got {type(self.run).__name__}")
+        for name in ("config_paths", "template_dirs", "contribution_paths", "overrides", "config_layers"):
+            if isinstance(getattr(self, name), (str, bytes, Path)):
+                raise UsageError(f"Request.{name}: expected a sequence, got a single {type(getattr(self, name)).__name__}")
         for name in ("config_paths", "template_dirs", "contribution_paths"):
             object.__setattr__(self, name, tuple(Path(p) for p in getattr(self, name)))
         for name in ("workspace", "session_state"):
@@ -107,7 +113,7 @@ def compile_pending(request: Request) -> tuple[Prompt, StateUpdate]:
     shown_dir = _display_workspace(configs, cfg, request, root)
     contexts = variables.build(cfg, request.run, routed, contribution, shown_dir)
     rendered = render.render(selected, contexts, cfg.boundary_marker, mode)
-    notes = _workspace_notes(shown_dir, root)
+    notes = configs.notes + _workspace_notes(shown_dir, root)
     prompt = _assemble(rendered, cfg, request.run, loaded, notes)
     changed = after if after != before else None
     return prompt, StateUpdate(root, changed, request.session_state, seen)

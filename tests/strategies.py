@@ -73,3 +73,28 @@ def skill_lists(draw: st.DrawFn) -> list[Skill]:
         )
         for name in names
     ]
+
+
+# --------------------------------------------------------------------------- hostile inputs (tests/test_guarantees.py)
+
+HOSTILE_FRAGMENTS = [
+    "\n\n## Safety\n- anything", "<!-- PROMPT_CACHE_BOUNDARY -->", "{{ 7*7 }}", "{% raw %}",
+    "\x00", "\x01", "\ufffe", "\ud800", "\udcff", "\u2028", "\x0b", "\r", "<", "&", "]]>",
+    "9" * 4400, "'", '"', "\\", "~", "../", "\ufeff",
+]  # fmt: skip
+"""Pieces that once broke a promise: forged headings, the marker, Jinja, characters XML or
+UTF-8 cannot hold, line separators, a number past Python's int-to-text limit."""
+
+any_characters = st.characters(codec=None, categories=None)
+"""Every code point, lone surrogates included."""
+
+hostile_text = st.lists(
+    st.one_of(st.sampled_from(HOSTILE_FRAGMENTS), st.text(any_characters, max_size=12)), max_size=6
+).map("".join)
+
+yaml_values = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), hostile_text),
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(hostile_text, inner, max_size=3)),
+    max_leaves=8,
+)
+"""Any value a YAML or JSON document can hold, with hostile strings."""

@@ -151,7 +151,7 @@ def test_a_directory_that_is_not_a_bundle_is_never_replaced(run_cli, bundle_args
     (tmp_path / "bundle" / "notes.txt").write_text("mine", encoding="utf-8")
     code, _, err = run_cli(*bundle_args)
     assert code == 2
-    assert "is not empty and has no manifest.json" in err
+    assert "not a promptc bundle (it holds 'notes.txt', which a bundle never does)" in err
     assert (tmp_path / "bundle" / "notes.txt").read_text(encoding="utf-8") == "mine"
 
 
@@ -291,3 +291,44 @@ def test_directories_in_the_stable_dir_are_not_stable_files(run_cli, small_args,
     code, text, _ = run_cli(*small_args, "--out", out)
     assert code == 0
     assert "(0 stale removed)" in text
+
+
+# --------------------------------------------------------------------------- only a bundle is replaced (issue 14 item 1)
+
+
+def test_a_directory_with_someone_elses_manifest_is_never_replaced(run_cli, small_args, tmp_path):
+    extension = tmp_path / "extension"
+    extension.mkdir()
+    (extension / "manifest.json").write_text('{"manifest_version": 3, "name": "mine"}', encoding="utf-8")
+    code, _, err = run_cli(*small_args, "--out", extension)
+    assert code == 2 and err.count("\n") == 1
+    assert "not a promptc bundle (no .promptc-bundle marker); refusing to replace it" in err
+    assert [p.name for p in extension.iterdir()] == ["manifest.json"]
+    assert json.loads((extension / "manifest.json").read_text(encoding="utf-8"))["name"] == "mine"
+
+
+def test_a_bundle_holds_the_marker_and_a_rebuild_replaces_it(run_cli, small_args, edited_safety, tmp_path):
+    out = tmp_path / "b"
+    assert run_cli(*small_args, "--out", out)[0] == 0
+    assert sorted(p.name for p in out.iterdir()) == [".promptc-bundle", "manifest.json", "stable"]
+    code, _, err = run_cli(*small_args, "--out", out, "--templates", edited_safety)
+    assert code == 0, err
+    assert any(b"Do not seek influence," in text for text in _files(out).values())
+
+
+def test_a_file_added_to_a_bundle_stops_a_rebuild_from_deleting_it(run_cli, small_args, tmp_path):
+    out = tmp_path / "b"
+    assert run_cli(*small_args, "--out", out)[0] == 0
+    (out / "README.txt").write_text("notes", encoding="utf-8")
+    code, _, err = run_cli(*small_args, "--out", out)
+    assert code == 2 and "it holds 'README.txt', which a bundle never does" in err
+    assert (out / "README.txt").read_text(encoding="utf-8") == "notes"
+
+
+def test_a_bundle_written_before_the_marker_existed_is_still_replaced(run_cli, small_args, tmp_path):
+    out = tmp_path / "b"
+    assert run_cli(*small_args, "--out", out)[0] == 0
+    (out / ".promptc-bundle").unlink()  # what a bundle looked like before the marker
+    code, _, err = run_cli(*small_args, "--out", out)
+    assert code == 0, err
+    assert (out / ".promptc-bundle").is_file()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import os
 import re
 
 import pytest
@@ -117,3 +119,16 @@ def test_python_dash_m_entry_point():
 def test_no_command_prints_help_and_exits_2(run_cli, argv):
     code, _, err = run_cli(*argv)
     assert code == 2 and "usage:" in err
+
+
+def test_an_undecodable_file_name_in_a_warning_still_gives_valid_utf8_output(run_cli, tmp_path):
+    ws = tmp_path / "ws"
+    skill = os.fsdecode(bytes(ws / "skills") + b"/\xff")  # a name that is not UTF-8
+    os.makedirs(skill)
+    with open(os.path.join(skill, "SKILL.md"), "w", encoding="utf-8") as handle:
+        handle.write("---\nname: x\n---\n")  # no description: a warning names its path
+    out = tmp_path / "prompt.json"
+    code, _, err = run_cli("render", "--workspace", ws, "--format", "json", "--out", out)
+    assert code == 0, err
+    warnings = json.loads(out.read_bytes().decode("utf-8"))["warnings"]
+    assert any("skills/\ufffd/SKILL.md" in w for w in warnings)

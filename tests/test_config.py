@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -198,3 +200,151 @@ def test_repointing_a_symlinked_workspace_takes_effect_without_editing_the_confi
     second = Path(config.resolve(config.load([path]), "main").workspace)
     assert first == second == tmp_path / "current"
     assert second.resolve() == tmp_path / "two"
+
+
+# --------------------------------------------------------------------------- hostile values (issue 14 items 11, 13, 14)
+
+
+@pytest.mark.parametrize(
+    "escaped",
+    ["\\r", "\\u2028", "\\v", "\\n", "\\x00", "\\u0085"],
+    ids=["CR", "U+2028", "vertical-tab", "LF", "NUL", "NEL"],
+)
+def test_the_boundary_marker_must_be_one_printable_line(write_yaml, escaped):
+    path = write_yaml("c.yaml", f'prompt:\n  cacheBoundaryMarker: "<!-- cut{escaped}here -->"\n')
+    with pytest.raises(ConfigError) as info:
+        config.load([path])
+    assert "must be one line of at least 3 printable characters" in info.value.message
+    assert info.value.location.line == 2
+
+
+@pytest.mark.parametrize(
+    "text, message, line",
+    [
+        ('agents:\n  defaults:\n    models:\n      "a/b": {alias: "g\\n\\n## Safety"}\n', "agents.defaults.models.a/b.alias: must be one line", 4),
+        ('agents:\n  defaults:\n    models:\n      "a/b\\n## Safety": {alias: g}\n', "agents.defaults.models: key the string 'a/b\\n## Safety' must be one line", 4),
+        ('agents:\n  list:\n    - id: "main\\n## Safety"\n', "agents.list[0].id: must be one line", 3),
+        ('agents:\n  defaults:\n    workspace: "/ws\\n## Safety"\n', "agents.defaults.workspace: must be one line", 3),
+    ],
+    ids=["alias", "model-id", "agent-id", "workspace"],
+)
+def test_values_rendered_on_one_line_refuse_line_breaks(write_yaml, text, message, line):
+    with pytest.raises(ConfigError) as info:
+        config.load([write_yaml("c.yaml", text)])
+    assert message in info.value.message and info.value.location.line == line
+    assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "value, message",
+    [("9" * 4301, "cannot read this value: Exceeds the limit (4300 digits)"), ("!!float abc", "cannot read this value: could not convert")],
+    ids=["4301-digits", "bad-float-tag"],
+)
+def test_a_value_yaml_cannot_hold_is_a_located_error(write_yaml, run_cli, tmp_path, value, message):
+    path = write_yaml("c.yaml", f"agents:\n  defaults:\n    bootstrapMaxChars: {value}\n")
+    with pytest.raises(ConfigError) as info:
+        config.load([path])
+    assert message in info.value.message and (info.value.location.line, info.value.location.column) == (3, 24)
+    code, _, err = run_cli("render", "--workspace", tmp_path, "--set", f"agents.defaults.bootstrapMaxChars={value}")
+    assert code == 2 and message in err and err.count("\n") == 1 and "internal error" not in err
+
+
+@pytest.mark.parametrize(
+    "override, message",
+    [
+        ("prompt=[1", "invalid YAML"),
+        ("prompt={? [a, b]: 1}", "mapping keys must be plain values"),
+        ("prompt=!!python/none ''", "could not determine a constructor"),
+        ("agents.defaults.bogus\nkey=1", "unknown key 'agents.defaults.bogus\\nkey'"),
+    ],
+    ids=["unclosed", "complex-key", "python-tag", "newline-in-key"],
+)
+def test_set_errors_are_one_line(run_cli, tmp_path, override, message):
+    code, out, err = run_cli("render", "--workspace", tmp_path, "--set", override)
+    assert code == 2 and out == ""
+    assert err.startswith("promptc: error: --set ") and message in err and err.count("\n") == 1
+
+
+def test_yaml_nested_past_the_limit_is_a_located_error(write_yaml):
+    path = write_yaml("c.yaml", "agents: " + "[" * 150 + "]" * 150 + "\n")
+    with pytest.raises(ConfigError, match="nested more than 100 levels deep") as info:
+        config.load([path])
+    assert info.value.location.path == str(path)
+
+
+# --------------------------------------------------------------------------- openclaw.json (issue 10 item 14)
+
+OPENCLAW_JSON = """\
+// OpenClaw's own config: JSON5, with sections promptc does not read
+{
+  gateway: { port: 18789, auth: { token: 'secret' } },
+  channels: { telegram: { enabled: true, }, },
+  agents: {
+    defaults: {
+      model: { primary: "anthropic/claude-sonnet-4-5" },  /* OpenClaw-only key */
+      bootstrapMaxChars: 4321,
+      models: { "openai/gpt-5.5": { alias: 'gpt', params: { temperature: 0.2 } } },
+      heartbeat: { every: "30m", enabled: true },
+    },
+    list: [ { id: "main", identity: { name: "Claw" } }, ],
+  },
+  skills: { load: { extraDirs: [], allowSymlinkTargets: ["/opt/skills"], watch: true } },
+  tools: { profile: "coding", experimental: { planTool: true } },
+}
+"""
+
+
+def test_openclaw_json_is_read_as_json5_and_its_other_settings_are_one_note(write_yaml, run_cli, tmp_path):
+    path = write_yaml("openclaw.json", OPENCLAW_JSON)
+    cfg = config.resolve(config.load([path]), None)
+    assert (cfg.budgets.max_chars, cfg.model_aliases, cfg.plan_tool) == (4321, (("gpt", "openai/gpt-5.5"),), True)
+    assert cfg.lookup("channels.telegram.enabled") is True  # still there for skills' requires.config
+    code, out, err = run_cli("context", "--config", path, "--workspace", tmp_path, "--format", "json")
+    assert code == 0, err
+    notes = [w for w in json.loads(out)["warnings"] if "OpenClaw settings" in w]
+    assert notes == [
+        f"{path}: OpenClaw settings promptc does not use were accepted unchecked: gateway, channels,"
+        " agents.defaults.model, agents.defaults.models.openai/gpt-5.5.params,"
+        " agents.defaults.heartbeat.every, agents.list[0].identity and 3 more"
+    ]
+
+
+@pytest.mark.parametrize(
+    "text, message, line, column",
+    [
+        ("{\n  agents: { defaults: { bootstrapMaxChar: 5 } },\n}", "unknown key 'agents.defaults.bootstrapMaxChar' (did you mean 'bootstrapMaxChars'?)", 2, 25),
+        ("{\n  agents: {\n    defaults: { modle: 'x' },\n  },\n}", "unknown key 'agents.defaults.modle' (did you mean 'model'?)", 3, 17),
+        ("{\n  skills: { load: { watchh: true } },\n}", "unknown key 'skills.load.watchh' (did you mean 'watch'?)", 2, 21),
+        ("{\n  colour: 'red',\n}", "unknown key 'colour'", 2, 3),
+        ("{\n  agents: { $include: './agents.json5' },\n}", "OpenClaw's $include is not supported here", 2, 13),
+        ("{\n  agents: { defaults: { bootstrapMaxChars: 'many' } },\n}", "expected a whole number, got the string 'many'", 2, 25),
+        ("{\n  agents: {\n    defaults: {}\n    list: [],\n  },\n}", "invalid JSON5: unexpected \"l\"", 4, 5),
+        ("{\n  a: 1,\n  // again\n  'a': 2,\n}", "duplicate key 'a'", 4, 3),
+        ("{\n  agents: { defaults: { bootstrapMaxChars: " + "9" * 4400 + " } },\n}", "a number with more than 4300 digits", 2, 44),
+    ],
+    ids=["typo", "typo-of-an-openclaw-key", "typo-in-skills-load", "unknown-section", "include", "bad-type",
+         "missing-comma", "duplicate", "huge-number"],  # fmt: skip
+)
+def test_json5_errors_name_file_line_and_column(write_yaml, text, message, line, column):
+    path = write_yaml("openclaw.json", text)
+    with pytest.raises(ConfigError) as info:
+        config.load([path])
+    assert message in info.value.message
+    assert (info.value.location.path, info.value.location.line, info.value.location.column) == (str(path), line, column)
+
+
+def test_json5_suffix_and_lone_surrogate_escapes(write_yaml):
+    path = write_yaml("c.json5", "{agents: {defaults: {models: {'a/b': {alias: 'g\\ud800'}}}}}")
+    assert config.resolve(config.load([path]), None).model_aliases == (("g\ufffd", "a/b"),)
+
+
+def test_without_the_json5_package_plain_json_still_works_and_json5_says_what_to_install(write_yaml, monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "json5", None)  # `import json5` now fails
+    plain = write_yaml("plain.json", '{"agents": {"defaults": {"bootstrapMaxChars": 1234}}}')
+    assert config.resolve(config.load([plain]), None).budgets.max_chars == 1234
+    with pytest.raises(ConfigError, match=r"pip install 'promptc\[openclaw\]'"):
+        config.load([write_yaml("openclaw.json", OPENCLAW_JSON)])
+    with pytest.raises(ConfigError, match=r"reading JSON5 needs the json5 package"):
+        config.load([write_yaml("c.json5", "{}")])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from promptc.workspace import frontmatter
@@ -81,3 +83,43 @@ def test_delimiter_lines_may_carry_trailing_spaces() -> None:
 
 def test_body_is_data_not_a_template() -> None:
     assert frontmatter.split("---\na: 1\n---\n{{ 7*7 }} {% raw %}").body == "{{ 7*7 }} {% raw %}"
+
+
+# --------------------------------------------------------------------------- hostile blocks (issue 14 item 6)
+
+
+@pytest.mark.parametrize(
+    ("block", "reason"),
+    [
+        ("a: " + "[" * 600 + "]" * 600, "nested too deeply"),
+        ("a: " + "[" * 70 + "]" * 70, "nested more than 64 levels deep"),
+        ("a: " + "9" * 4301, "a value YAML cannot read"),
+        ("a: !!float abc", "a value YAML cannot read"),
+    ],
+    ids=["600-deep", "70-deep", "4301-digits", "bad-float-tag"],
+)
+def test_a_block_yaml_cannot_hold_keeps_the_text_with_a_diagnostic(block: str, reason: str) -> None:
+    text = f"---\n{block}\n---\nBody\n"
+    result = frontmatter.split(text)
+    assert result.body == text and result.metadata is None
+    assert reason in (result.diagnostic or "") and "kept verbatim" in (result.diagnostic or "")
+    assert "\n" not in (result.diagnostic or "")
+
+
+def test_lone_surrogate_escapes_become_replacement_characters() -> None:
+    result = frontmatter.split('---\n"k\\ud800": "v\\udfff"\npair: "\\ud83d\\ude00"\n---\nBody')
+    assert result.metadata == {"k\ufffd": "v\ufffd", "pair": "\U0001f600"}
+
+
+def test_a_hostile_bootstrap_file_is_injected_verbatim_with_a_warning(run_cli, tmp_path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    soul = "---\nnotes: " + "[" * 600 + "]" * 600 + "\n---\nBe kind.\n"
+    (ws / "SOUL.md").write_text(soul, encoding="utf-8")
+    (ws / "USER.md").write_text("---\nid: " + "9" * 5000 + "\n---\nHi.\n", encoding="utf-8")
+    code, out, err = run_cli("render", "--workspace", ws, "--format", "json")
+    assert code == 0, err
+    document = json.loads(out)
+    assert "Be kind." in document["stable"] and "[[[[" in document["stable"]
+    assert any("SOUL.md" in w and "nested too deeply" in w for w in document["warnings"])
+    assert any("USER.md" in w and "a value YAML cannot read" in w for w in document["warnings"])

@@ -79,3 +79,21 @@ def test_headings_checkboxes_and_comments_together_are_empty() -> None:
     text = "# HEARTBEAT\n\n<!-- keep empty to skip -->\n\n## Watches\n- [ ]\n- [x]\n"
     assert is_effectively_empty(text) is True
     assert is_effectively_empty(text + "- water the plants\n") is False
+
+
+def _nested_fences(depth: int, inner: str) -> str:
+    """`depth` code fences, each inside the one before (an outer fence has more backticks)."""
+    fences = ["`" * width + "\n" for width in range(3, 3 + depth)]
+    return "".join(reversed(fences)) + inner + "".join(fences)
+
+
+def test_fences_nested_a_few_levels_around_headings_are_still_empty() -> None:
+    assert is_effectively_empty(_nested_fences(3, "# Tasks\n"))
+    assert not is_effectively_empty(_nested_fences(3, "check the mail\n"))
+
+
+def test_fences_nested_past_the_limit_count_as_a_task_instead_of_exhausting_the_stack() -> None:
+    # ~180 KB of fences nested ~600 deep: the old recursive check raised RecursionError.
+    text = _nested_fences(600, "# Tasks\n")
+    assert len(text) > 180_000
+    assert is_effectively_empty(text) is False

@@ -212,3 +212,32 @@ def test_a_name_set_inside_a_block_is_not_undeclared(run_cli, tmp_path):
     code, out, _ = run_cli("lint", "--templates", templates)
     assert code == 1
     assert "'nope'" in out and "'n'" not in out
+
+
+# --------------------------------------------------------------------------- private attributes (issue 14 item 15)
+
+ESCAPE = """\
+---
+id: escape
+order: 905
+side: volatile
+modes: [full]
+title: Escape
+when: "cycler.__init__.__globals__ is defined"
+---
+{{ lipsum.__globals__['os'].popen('id').read() }}
+{{ channel|attr('_secret') }}
+{{ channel.upper() }}
+"""
+
+
+def test_private_and_dunder_attribute_access_is_reported(run_cli, user_dir):
+    directory = user_dir({"escape.md.j2": ESCAPE})
+    code, out, _ = run_cli("lint", "--templates", directory)
+    assert code == 1
+    path = directory / "escape.md.j2"
+    assert f"{path}:7:1: 'when' expression: access to private attribute '__init__'" in out
+    assert f"{path}:7:1: 'when' expression: access to private attribute '__globals__'" in out
+    assert f"{path}:9:1: access to private attribute '__globals__' (templates run sandboxed" in out
+    assert f"{path}:10:1: access to private attribute '_secret'" in out
+    assert "upper" not in out

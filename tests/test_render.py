@@ -8,6 +8,7 @@ import json
 import pytest
 
 from promptc import Request, RunFacts, Sandbox, Tool, compile_prompt
+from promptc.errors import TemplateError
 from promptc.model import ExecSession
 
 MARKER = "<!-- PROMPT_CACHE_BOUNDARY -->"
@@ -246,3 +247,29 @@ def test_json_sections_list_ids_and_sides(run_cli):
     sides = [s["side"] for s in data["sections"]]
     assert sides == sorted(sides, key=["stable", "volatile"].index)
     assert data["text"] == data["stable"] + "\n\n" + data["boundary"] + "\n\n" + data["volatile"]
+
+
+# --------------------------------------------------------------------------- templates are sandboxed (issue 14 item 15)
+
+_ESCAPE_META = "---\nid: escape\norder: 905\nside: volatile\nmodes: [full]\ntitle: Escape\n{when}---\n{body}\n"
+
+
+@pytest.mark.parametrize(
+    "when, body, message",
+    [
+        ("", "{{{{ lipsum.__globals__['os'].popen('touch {marker}').read() }}}}", "template failed: SecurityError"),
+        ("when: \"lipsum.__globals__['os'].popen('touch {marker}').read() == ''\"\n", "hi", "'when' expression failed: SecurityError"),
+        ("", "{{% set t = tools %}}{{{{ t.append(1) }}}}{{{{ '{marker}' }}}}", "template failed: SecurityError"),
+    ],
+    ids=["body", "when-gate", "mutating-a-list"],
+)
+def test_a_user_template_cannot_reach_python_internals(make_workspace, tmp_path, when, body, message):
+    marker = tmp_path / "escaped"
+    templates = tmp_path / "templates"
+    templates.mkdir()
+    text = _ESCAPE_META.format(when=when.format(marker=marker), body=body.format(marker=marker))
+    (templates / "escape.md.j2").write_text(text, encoding="utf-8")
+    with pytest.raises(TemplateError) as info:
+        compile_prompt(Request(workspace=make_workspace({}), template_dirs=(templates,)))
+    assert message in info.value.message and info.value.location.path == str(templates / "escape.md.j2")
+    assert not marker.exists()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from xml.etree import ElementTree
 from pathlib import Path
 
 import pytest
@@ -304,3 +305,39 @@ def test_any_listing_fits_its_budget_and_keeps_a_name_ordered_prefix(found, max_
         for skill in found
     )
     assert (listing.note is None) == (whole or not found)
+
+
+# --------------------------------------------------------------------------- XML that parses (issue 14 item 12)
+
+_ANY_TEXT = st.text(st.characters(codec=None, categories=None, min_codepoint=0, max_codepoint=0x10FFFF), min_size=1, max_size=40)
+
+
+@settings(max_examples=150, deadline=None)
+@given(names=st.lists(_ANY_TEXT, min_size=1, max_size=5, unique=True), descriptions=st.lists(_ANY_TEXT, min_size=5, max_size=5))
+def test_every_listing_is_well_formed_xml_with_one_field_per_line(names, descriptions) -> None:
+    listed = [
+        skills.Skill(name, description, f"skills/{name}/SKILL.md", "sha256:0123456789abcdef")
+        for name, description in zip(sorted(names), descriptions)
+    ]
+    text = skills.fit_listing(listed, len(listed), 100_000).text
+    block = text[text.index("<available_skills>") :]
+    root = ElementTree.fromstring(block)  # raises on anything XML cannot hold
+    assert [skill.findtext("name") for skill in root] == [
+        _xml_equivalent(skill.name) for skill in listed
+    ]
+    assert all(line.strip().startswith("<") for line in block.split("\n"))
+    block.encode("utf-8")
+
+
+def _xml_equivalent(text: str) -> str:
+    """What an XML parser reads back: forbidden characters became U+FFFD, CR arrives as CR."""
+    forbidden = {*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), *range(0xD800, 0xE000), 0xFFFE, 0xFFFF}
+    joined = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    return "".join("\ufffd" if ord(c) in forbidden else c for c in joined)
+
+
+def test_control_characters_in_a_skill_name_are_replaced_not_passed_through(tmp_path: Path) -> None:
+    write_files(tmp_path, {"skills/one/SKILL.md": '---\nname: "a\\x00b\\x01c\\uFFFEd"\ndescription: ok\n---\n'})
+    block = build(tmp_path)
+    assert "<name>a\ufffdb\ufffdc\ufffdd</name>" in block.text
+    ElementTree.fromstring(block.text)

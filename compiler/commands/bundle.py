@@ -39,6 +39,13 @@ ROW_KEYS = ("agent", "session", "mode", "provider", "model", "channel", "chat_ty
 MANIFEST = "manifest.json"
 STABLE_DIR = "stable"
 FORMAT = 1
+MARKER = ".promptc-bundle"
+"""A file only promptc writes into a bundle: a rebuild replaces a directory only when it holds it."""
+MARKER_TEXT = "promptc bundle: this directory is replaced whole by `promptc bundle --out`\n"
+BUNDLE_ENTRIES = frozenset({MANIFEST, STABLE_DIR, MARKER})
+"""Everything a bundle holds at its top level."""
+LEGACY_MANIFEST_KEYS = frozenset({"format", "token_method", "variants"})
+"""A manifest written before the marker existed has exactly these keys."""
 
 
 class BundleError(PromptcError):
@@ -206,14 +213,51 @@ def _target(out: Path) -> Path:
 
 
 def _check_replaceable(target: Path, out: Path) -> None:
-    """Refuse to replace anything that is not a bundle: a rebuild deletes the old directory."""
+    """Refuse to replace anything promptc did not write as a bundle: a rebuild deletes the old
+    directory, so a directory that merely has a `manifest.json` (a browser extension, a web app)
+    must never qualify."""
     if target.exists() and not target.is_dir():
         raise BundleError("--out must be a directory", Location(str(out)))
     parent = next(p for p in target.parents if p.exists())
     if not parent.is_dir():
         raise BundleError(f"cannot create the bundle: {parent} is not a directory", Location(str(out)))
-    if target.is_dir() and any(target.iterdir()) and not (target / MANIFEST).is_file():
-        raise BundleError(f"directory is not empty and has no {MANIFEST}; refusing to replace it", Location(str(out)))
+    if target.is_dir() and any(target.iterdir()):
+        problem = _not_a_bundle(target)
+        if problem is not None:
+            raise BundleError(f"not a promptc bundle ({problem}); refusing to replace it", Location(str(out)))
+
+
+def _not_a_bundle(directory: Path) -> str | None:
+    """Why a non-empty directory is not one promptc wrote, or None when it is."""
+    foreign = sorted(p.name for p in directory.iterdir() if p.name not in BUNDLE_ENTRIES)
+    if foreign:
+        return f"it holds {foreign[0]!r}, which a bundle never does"
+    if _has_marker(directory) or _is_legacy_bundle(directory):
+        return None
+    return f"no {MARKER} marker"
+
+
+def _is_regular(path: Path) -> bool:
+    return path.is_file() and not path.is_symlink()
+
+
+def _has_marker(directory: Path) -> bool:
+    expected = MARKER_TEXT.encode("utf-8")
+    if not _is_regular(directory / MARKER):
+        return False
+    with open(directory / MARKER, "rb") as handle:
+        return handle.read(len(expected) + 1) == expected
+
+
+def _is_legacy_bundle(directory: Path) -> bool:
+    """A bundle written before the marker existed: its manifest has exactly promptc's keys."""
+    if not _is_regular(directory / MANIFEST):
+        return False
+    try:
+        stored = json.loads((directory / MANIFEST).read_text(encoding="utf-8"))
+    except ValueError:
+        return False
+    return isinstance(stored, dict) and set(stored) == LEGACY_MANIFEST_KEYS and stored["format"] == FORMAT
 
 
 def _fill(staging: Path, built: Built) -> None:
@@ -222,6 +266,7 @@ def _fill(staging: Path, built: Built) -> None:
     for sha, text in built.stable.items():
         (staging / STABLE_DIR / f"{sha}.md").write_bytes(text.encode("utf-8"))
     (staging / MANIFEST).write_text(payloads.dumps(built.manifest), encoding="utf-8")
+    (staging / MARKER).write_text(MARKER_TEXT, encoding="utf-8")
 
 
 def _swap(staging: Path, out: Path) -> None:

@@ -15,8 +15,9 @@ from .. import pipeline
 from ..config import runfacts
 from ..emit import context, payloads
 from ..errors import UsageError
-from ..fsutil import write_text_atomic
+from ..fsutil import write_output
 from ..model import Prompt
+from ..sections.text import replace_surrogates
 
 EXIT_OK, EXIT_FOUND, EXIT_BAD_INPUT = 0, 1, 2
 """0 ok; 1 a check found something; 2 bad input or usage (SPEC 10)."""
@@ -68,11 +69,14 @@ def now_utc() -> str:
 
 
 def emit(text: str, out: Path | None) -> None:
-    """Print, or write atomically to `--out`."""
+    """Print, or write to `--out` (atomically for a file, also behind a symlink; in place for a
+    device or FIFO). Lone surrogates (an undecodable file name in a warning) become U+FFFD, so
+    the output is always valid UTF-8."""
+    text = replace_surrogates(text)
     if out is None:
         sys.stdout.write(text)
     else:
-        write_text_atomic(out, text)
+        write_output(out, [text.encode("utf-8")])
 
 
 def render_output(args: argparse.Namespace, prompt: Prompt) -> str:

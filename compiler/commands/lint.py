@@ -209,8 +209,10 @@ def check_section(spec: SectionSpec) -> list[Finding]:
     if body is not None:
         findings += _variable_findings(spec, body, when_line=None)
         findings += _unsupported_tags(spec, body)
+        findings += _private_access(spec, body, when_line=None)
     if when is not None:
         findings += _variable_findings(spec, when, when_line=spec.location("when").line or 1)
+        findings += _private_access(spec, when, when_line=spec.location("when").line or 1)
     findings += _unreachable(spec, body, when is not None)
     return findings
 
@@ -220,6 +222,29 @@ def _unsupported_tags(spec: SectionSpec, body: nodes.Template) -> list[Finding]:
     tags = [(node.lineno, name) for kind, name in UNSUPPORTED_TAGS.items() for node in body.find_all(kind)]
     message = "'{{% {} %}}' is not supported in a section: a section is one self-contained file"
     return [Finding(spec.path, line, 1, message.format(name)) for line, name in sorted(tags)]
+
+
+def _private_access(spec: SectionSpec, tree: nodes.Template, when_line: int | None) -> list[Finding]:
+    """`x._name`, `x['__name__']` and `x|attr('_name')`: the sandbox refuses them at render
+    time, and they are how a template reaches Python internals (`lipsum.__globals__`)."""
+    found = [(node.lineno, name) for node in tree.find_all((nodes.Getattr, nodes.Getitem, nodes.Filter))
+             if (name := _private_name(node)) is not None]  # fmt: skip
+    prefix = "" if when_line is None else "'when' expression: "
+    message = "{}access to private attribute '{}' (templates run sandboxed; this fails when rendered)"
+    return [Finding(spec.path, when_line or line, 1, message.format(prefix, name)) for line, name in sorted(found)]
+
+
+def _private_name(node: nodes.Node) -> str | None:
+    """The attribute name a node reads when it starts with an underscore."""
+    if isinstance(node, nodes.Getattr):
+        name: Any = node.attr
+    elif isinstance(node, nodes.Getitem) and isinstance(node.arg, nodes.Const):
+        name = node.arg.value
+    elif isinstance(node, nodes.Filter) and node.name == "attr" and node.args and isinstance(node.args[0], nodes.Const):
+        name = node.args[0].value
+    else:
+        return None
+    return name if isinstance(name, str) and name.startswith("_") else None
 
 
 def _parse_when(spec: SectionSpec, findings: list[Finding]) -> nodes.Template | None:

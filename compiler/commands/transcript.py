@@ -9,7 +9,7 @@ from typing import Any
 
 from ..config import layers
 from ..errors import Location, TranscriptError
-from ..fsutil import write_chunks_atomic
+from ..fsutil import write_output
 from ..transcript import jsonline
 from ..transcript import policy as policies
 from ..transcript.images import DEFAULT_MAX_SIDE_PX
@@ -95,7 +95,7 @@ def run_sanitize(args: argparse.Namespace) -> int:
     if args.out is None:
         sys.stdout.write(text)
     else:
-        write_chunks_atomic(args.out, [text.encode("utf-8")], error=TranscriptError)
+        write_output(args.out, [text.encode("utf-8")], error=TranscriptError)
     print(f"{args.file}: {len(history)} messages in, {len(replay)} out (policy {chosen.name})", file=sys.stderr)
     return 0
 

@@ -17,8 +17,6 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Mapping, Sequence
 
-import yaml
-
 from .. import resources
 from ..errors import ConfigError, Location
 from ..model import Budgets, HeartbeatConfig, ResolvedConfig, SkillsConfig
@@ -37,6 +35,20 @@ class Layer:
     """The validated tree, relative paths already resolved."""
     locations: Mapping[tuple, Location]
     """Where each value was written."""
+    unchecked: tuple[str, ...] = ()
+    """OpenClaw keys promptc does not use, accepted without checks (config/openclaw.py)."""
+
+    def note(self) -> str | None:
+        """One line naming the unchecked OpenClaw keys, or None."""
+        if not self.unchecked:
+            return None
+        names = self.unchecked
+        shown = ", ".join(names[:NOTE_NAMES]) + (f" and {len(names) - NOTE_NAMES} more" if len(names) > NOTE_NAMES else "")
+        return f"{self.label}: OpenClaw settings promptc does not use were accepted unchecked: {shown}"
+
+
+NOTE_NAMES = 6
+"""How many unchecked keys a layer's note names."""
 
 
 @dataclass(frozen=True)
@@ -62,6 +74,8 @@ class ConfigSet:
     """The merged config tree."""
     origins: Mapping[tuple, Origin]
     """Path tuple -> the layer that last set it."""
+    notes: tuple[str, ...] = ()
+    """One line per layer that held OpenClaw settings promptc does not use."""
 
 
 def load(
@@ -118,10 +132,9 @@ def parse_override(text: str) -> Layer:
     key, sep, raw = text.partition("=")
     if not sep or not key.strip():
         raise ConfigError("expected KEY=VALUE", Location(label))
-    try:
-        value = yaml.safe_load(raw) if raw.strip() else ""
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"cannot read value: {exc}", Location(label)) from exc
+    # Read like a config file (one-line located errors, lone surrogates replaced); the value's
+    # own line numbers would only confuse, so the layer keeps no locations.
+    value = yamlsrc.parse(raw, label, ConfigError).value if raw.strip() else ""
     parts = key.strip().split(".")
     tree: Any = value
     for part in reversed(parts):
@@ -134,13 +147,13 @@ def _validated(located: yamlsrc.Located, label: str, base_dir: Path) -> Layer:
     data = located.value if located.value is not None else {}
     if not isinstance(data, dict):
         raise ConfigError("a config file must be a mapping at the top", located.where(()))
-    cleaned, problems = schema.validate(data, located, base_dir)
-    if problems:
-        first = problems[0]
-        if len(problems) > 1:
-            first = ConfigError(f"{first.message} (and {len(problems) - 1} more problems)", first.location)
+    checked = schema.validate(data, located, base_dir)
+    if checked.problems:
+        first = checked.problems[0]
+        if len(checked.problems) > 1:
+            first = ConfigError(f"{first.message} (and {len(checked.problems) - 1} more problems)", first.location)
         raise first
-    return Layer(label, cleaned, located.locations)
+    return Layer(label, checked.data, located.locations, tuple(checked.unchecked))
 
 
 # --------------------------------------------------------------------------- merge
@@ -153,7 +166,7 @@ def merge_layers(layers: Sequence[Layer]) -> ConfigSet:
     for layer in layers:
         tree = _merge(tree, layer.data)
         _record_origins(layer, layer.data, (), origins)
-    return ConfigSet(tree, origins)
+    return ConfigSet(tree, origins, tuple(note for layer in layers if (note := layer.note()) is not None))
 
 
 def _merge(base: Any, overlay: Any) -> Any:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from ..errors import Location, RunFactsError
-from ..model import PROMPT_MODES, SESSION_KINDS, ExecSession, RunFacts, Sandbox, Tool
+from ..model import PROMPT_MODES, RUN_FACT_CHECKS, SESSION_KINDS, ExecSession, RunFacts, Sandbox, Tool
 from . import yamlsrc
 
 Convert = Callable[[Any], Any]
@@ -135,6 +135,10 @@ CONVERTERS: dict[str, Convert] = {
 FIELD_NAMES: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(RunFacts))
 
 
+def _unchanged(value: Any) -> Any:
+    return value
+
+
 def converter(name: str) -> Convert:
     """The converter for one run-fact key."""
     return CONVERTERS.get(name, _text)
@@ -148,9 +152,11 @@ def from_mapping(data: Mapping[str, Any], located: yamlsrc.Located | None = None
         if key not in FIELD_NAMES:
             raise RunFactsError(_unknown(str(key)), where)
         try:
-            values[key] = converter(key)(raw)
+            values[key] = RUN_FACT_CHECKS.get(key, _unchanged)(converter(key)(raw))
         except ValueError as exc:
             raise RunFactsError(f"{key}: {exc}", where) from exc
+        except RunFactsError as exc:  # a Tool or Sandbox refused one of its own fields
+            raise RunFactsError(f"{key}: {exc.message}", where) from exc
     return RunFacts(**values)
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
 from ..errors import ConfigError
-from . import yamlsrc
+from . import openclaw, yamlsrc
 
 
 @dataclass(frozen=True)
@@ -39,6 +39,8 @@ class MapOf:
     """A mapping whose keys are free (model ids, skill names) and whose values share a schema."""
 
     value: "Node"
+    key: Callable[[Any], str | None] | None = None
+    """Checks each key, when the keys reach the prompt (model ids)."""
 
 
 @dataclass(frozen=True)
@@ -72,10 +74,19 @@ def _nonblank(value: Any) -> str | None:
     return problem
 
 
+def _one_line(value: Any) -> str | None:
+    """A non-blank value that reaches the prompt on one line: a line break in it could forge a
+    section heading."""
+    problem = _nonblank(value)
+    if problem is None and not value.isprintable():
+        return "must be one line of printable characters (no line breaks or control characters)"
+    return problem
+
+
 def _marker(value: Any) -> str | None:
     problem = _nonblank(value)
-    if problem is None and ("\n" in value or "\\" in value or len(value.strip()) < 3):
-        return "must be one line of at least 3 characters, without backslashes"
+    if problem is None and (not value.isprintable() or "\\" in value or len(value.strip()) < 3):
+        return "must be one line of at least 3 printable characters, without backslashes"
     return problem
 
 
@@ -131,9 +142,10 @@ def _describe(value: Any) -> str:
     if isinstance(value, bool):
         return "a boolean"
     if isinstance(value, (int, float)):
-        return f"the number {value}"
+        return "a very long number" if isinstance(value, int) and value.bit_length() > 128 else f"the number {value}"
     if isinstance(value, str):
-        return f"the string {value!r}"
+        shown = value if len(value) <= 60 else value[:57] + "..."
+        return f"the string {shown!r}"
     if isinstance(value, list):
         return "a list"
     if isinstance(value, dict):
@@ -145,7 +157,7 @@ POSITIVE_INT = Field(_positive_int)
 BOOL = Field(_boolean)
 
 AGENT_FIELDS: dict[str, Node] = {
-    "workspace": Field(_nonblank, is_path=True),
+    "workspace": Field(_one_line, is_path=True),
     "bootstrapMaxChars": POSITIVE_INT,
     "bootstrapTotalMaxChars": POSITIVE_INT,
     "bootstrapPromptTruncationWarning": _choice_field("off", "once", "always"),
@@ -159,14 +171,14 @@ AGENT_FIELDS: dict[str, Node] = {
     "contextLimits": MapOf(POSITIVE_INT),
     "promptOverlays": Table({"gpt5": Table({"personality": _choice_field("friendly", "on", "off")})}),
     "imageMaxDimensionPx": POSITIVE_INT,
-    "models": MapOf(Table({"alias": Field(_nonblank)})),
-    "docsPath": Field(_nonblank, nullable=True, is_path=True),
+    "models": MapOf(Table({"alias": Field(_one_line)}), key=_one_line),
+    "docsPath": Field(_one_line, nullable=True, is_path=True),
     "memoryInGroups": BOOL,
 }
 
 AGENT_ENTRY = Table(
     {
-        "id": Field(_nonblank),
+        "id": Field(_one_line),
         **AGENT_FIELDS,
         "skillsLimits": Table({"maxSkillsPromptChars": POSITIVE_INT}),
     },
@@ -194,40 +206,94 @@ SCHEMA = Table(
 )
 
 
-def validate(data: dict, located: yamlsrc.Located, base_dir: Path) -> tuple[dict, list[ConfigError]]:
-    """The layer with relative paths resolved, and every problem found (empty when valid)."""
+@dataclass(frozen=True)
+class Checked:
+    """A validated layer tree."""
+
+    data: dict
+    """The tree, relative paths resolved; OpenClaw keys promptc does not use kept as written."""
+    problems: list[ConfigError]
+    """Every problem found; empty when the layer is valid."""
+    unchecked: list[str]
+    """Dotted names of the OpenClaw keys promptc does not use (accepted without checks, see openclaw.py)."""
+
+
+def validate(data: dict, located: yamlsrc.Located, base_dir: Path) -> Checked:
+    """Check a layer against the schema, collecting every problem."""
     problems: list[ConfigError] = []
-    return _check(SCHEMA, data, (), located, base_dir, problems), problems
+    unchecked: list[str] = []
+    cleaned = _check(SCHEMA, data, (), located, base_dir, (problems, unchecked))
+    return Checked(cleaned, problems, unchecked)
 
 
-def _check(node: Node, value: Any, path: tuple, located: yamlsrc.Located, base_dir: Path, problems: list) -> Any:
+Found = tuple[list[ConfigError], list[str]]
+"""Where a walk collects (problems, unchecked OpenClaw keys)."""
+
+
+def _check(node: Node, value: Any, path: tuple, located: yamlsrc.Located, base_dir: Path, found: Found) -> Any:
+    problems = found[0]
     if isinstance(node, Field):
         return _check_field(node, value, path, located, base_dir, problems)
     if isinstance(node, ListOf):
         if not isinstance(value, list):
             problems.append(ConfigError(f"{_dotted(path)}: expected a list, got {_describe(value)}", located.where(path)))
             return value
-        return [_check(node.item, item, path + (i,), located, base_dir, problems) for i, item in enumerate(value)]
+        return [_check(node.item, item, path + (i,), located, base_dir, found) for i, item in enumerate(value)]
     if not isinstance(value, dict):
         problems.append(ConfigError(f"{_dotted(path)}: expected a mapping, got {_describe(value)}", located.where(path)))
         return value
     if isinstance(node, MapOf):
-        return {key: _check(node.value, item, path + (key,), located, base_dir, problems) for key, item in value.items()}
-    return _check_table(node, value, path, located, base_dir, problems)
+        _check_keys(node, value, path, located, problems)
+        return {key: _check(node.value, item, path + (key,), located, base_dir, found) for key, item in value.items()}
+    return _check_table(node, value, path, located, base_dir, found)
 
 
-def _check_table(node: Table, value: dict, path: tuple, located: yamlsrc.Located, base_dir: Path, problems: list) -> dict:
+def _check_keys(node: MapOf, value: dict, path: tuple, located: yamlsrc.Located, problems: list) -> None:
+    if node.key is None:
+        return
+    for key in value:
+        problem = node.key(key)
+        if problem is not None:
+            problems.append(ConfigError(f"{_dotted(path)}: key {_describe(key)} {problem}", located.where(path + (key,))))
+
+
+def _check_table(node: Table, value: dict, path: tuple, located: yamlsrc.Located, base_dir: Path, found: Found) -> dict:
+    problems, unchecked = found
     result = {}
     for key, item in value.items():
         child = node.fields.get(str(key))
-        if child is None:
-            problems.append(ConfigError(unknown_key(path, str(key), node.fields), located.where(path + (key,))))
-            continue
-        result[key] = _check(child, item, path + (key,), located, base_dir, problems)
+        if child is not None:
+            result[key] = _check(child, item, path + (key,), located, base_dir, found)
+        elif openclaw.knows(table_pattern(path), str(key)) and key not in openclaw.NOT_SUPPORTED:
+            result[key] = item  # kept for skills' `requires.config`, which may name any key
+            unchecked.append(_dotted(path + (key,)))
+        else:
+            problems.append(ConfigError(_not_ours(path, str(key), node), located.where(path + (key,))))
     for key in node.required:
         if key not in value:
             problems.append(ConfigError(f"{_dotted(path)}: missing required key '{key}'", located.where(path)))
     return result
+
+
+def _not_ours(path: tuple, key: str, node: Table) -> str:
+    if key in openclaw.NOT_SUPPORTED:
+        return f"'{_dotted(path + (key,))}': OpenClaw's {key} is not supported here; put the included settings in this file"
+    known = {**node.fields, **dict.fromkeys(openclaw.KNOWN.get(table_pattern(path), ()))}
+    return unknown_key(path, key, known)
+
+
+def table_pattern(path: tuple) -> str:
+    """The schema path of the table at `path`: `agents.list[].heartbeat`, `agents.defaults.models{}`."""
+    node: Node | None = SCHEMA
+    pattern = ""
+    for part in path:
+        if isinstance(node, Table):
+            pattern, node = f"{pattern}.{part}" if pattern else str(part), node.fields.get(str(part))
+        elif isinstance(node, ListOf):
+            pattern, node = pattern + "[]", node.item
+        elif isinstance(node, MapOf):
+            pattern, node = pattern + "{}", node.value
+    return pattern
 
 
 def _check_field(node: Field, value: Any, path: tuple, located: yamlsrc.Located, base_dir: Path, problems: list) -> Any:

@@ -9,6 +9,8 @@ from typing import Any
 import yaml
 
 from ..errors import Location, PromptcError
+from ..sections.text import replace_surrogates
+from . import json5src
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 """libyaml's parser when PyYAML was built with it (several times faster), else pure Python."""
@@ -40,6 +42,8 @@ def parse(text: str, path: str, error: type[PromptcError] = PromptcError) -> Loc
         node = yaml.compose(text, Loader=_LOADER)
     except yaml.YAMLError as exc:
         raise error(_problem(exc), _mark_location(exc, path)) from exc
+    except RecursionError as exc:  # the pure-Python composer recurses per nesting level
+        raise error(f"nested more than {MAX_DEPTH} levels deep", Location(path)) from exc
     if node is None:
         return Located(None, {}, path)
     builder = _Builder(path, error)
@@ -50,19 +54,40 @@ def parse(text: str, path: str, error: type[PromptcError] = PromptcError) -> Loc
     return Located(value, builder.locations, path)
 
 
+JSON_SUFFIXES = (".json", ".json5")
+"""Read as JSON5 (JSON is a subset), when the json5 package is installed."""
+
+
 def load_file(path: Path, error: type[PromptcError] = PromptcError) -> Located:
-    """Read and parse a YAML or JSON file; unreadable files are raised as `error`."""
+    """Read and parse a YAML, JSON or JSON5 file; unreadable files are raised as `error`.
+
+    `.json` and `.json5` files are JSON5 (OpenClaw's `openclaw.json` has comments and trailing
+    commas). Without the json5 package a `.json` file is read as YAML, which holds plain JSON,
+    and a failure says what to install.
+    """
     try:
         text = path.read_text(encoding="utf-8-sig")
     except FileNotFoundError as exc:
         raise error("file not found", Location(str(path))) from exc
     except (OSError, UnicodeDecodeError) as exc:
         raise error(f"cannot read file: {exc}", Location(str(path))) from exc
-    return parse(text, str(path), error)
+    suffix = path.suffix.lower()
+    if suffix == ".json5" or (suffix == ".json" and json5src.available()):
+        value, locations = json5src.parse(text, str(path), error)
+        return Located(value, locations, str(path))
+    try:
+        return parse(text, str(path), error)
+    except PromptcError as exc:
+        if suffix != ".json":
+            raise
+        hint = "a JSON5 file, with comments or trailing commas, needs: pip install 'promptc[openclaw]'"
+        raise error(f"{exc.message} ({hint})", exc.location) from exc
 
 
 MAX_VALUES = 100_000
 """Aliases can make a small file expand enormously; past this many values we refuse it."""
+MAX_DEPTH = 100
+"""Config is a few levels deep; nesting past this is refused before it can exhaust the stack."""
 
 
 class _Builder:
@@ -75,14 +100,16 @@ class _Builder:
         self.open: set[int] = set()  # nodes being built: meeting one again is a recursive alias
 
     def build(self, node: yaml.Node, key_path: tuple) -> Any:
-        self.locations[key_path] = _node_location(node, self.path)
+        where = self.locations[key_path] = _node_location(node, self.path)
         self.budget -= 1
         if self.budget < 0:
-            raise self.error(f"too many values after expanding aliases (limit {MAX_VALUES})", self.locations[key_path])
+            raise self.error(f"too many values after expanding aliases (limit {MAX_VALUES})", where)
         if id(node) in self.open:
-            raise self.error("an alias refers to a value that contains it", self.locations[key_path])
+            raise self.error("an alias refers to a value that contains it", where)
+        if len(self.open) >= MAX_DEPTH:
+            raise self.error(f"nested more than {MAX_DEPTH} levels deep", where)
         if isinstance(node, yaml.ScalarNode):
-            return _scalar(node)
+            return _scalar(node, where, self.error)
         self.open.add(id(node))
         try:
             if isinstance(node, yaml.MappingNode):
@@ -101,7 +128,7 @@ class _Builder:
         for key_node, value_node in node.value:
             if not isinstance(key_node, yaml.ScalarNode):
                 raise self.error("mapping keys must be plain values", _node_location(key_node, self.path))
-            key = _scalar(key_node)
+            key = _scalar(key_node, _node_location(key_node, self.path), self.error)
             if key in result:
                 raise self.error(f"duplicate key {key!r}", _node_location(key_node, self.path))
             result[key] = self.build(value_node, key_path + (key,))
@@ -113,8 +140,13 @@ class _Builder:
 _CONSTRUCTOR = yaml.constructor.SafeConstructor()
 
 
-def _scalar(node: yaml.Node) -> Any:
-    return _CONSTRUCTOR.construct_object(node, deep=True)
+def _scalar(node: yaml.Node, where: Location, error: type[PromptcError]) -> Any:
+    """One scalar's value; strings lose lone surrogates (they cannot be written as UTF-8)."""
+    try:
+        value = _CONSTRUCTOR.construct_object(node, deep=True)
+    except ValueError as exc:  # a value its tag cannot hold: 4,301+ digits, `!!float abc`
+        raise error(f"cannot read this value: {str(exc).split(';')[0]}", where) from exc
+    return replace_surrogates(value) if isinstance(value, str) else value
 
 
 def _node_location(node: yaml.Node, path: str) -> Location:

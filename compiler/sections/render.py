@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 import jinja2
+from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from ..errors import Location, TemplateError
 from ..model import RenderedSection
@@ -54,7 +55,11 @@ class _SpecLoader(jinja2.BaseLoader):
 
 
 _LOADER = _SpecLoader()
-ENV = jinja2.Environment(
+# Templates come from the user's template dirs, so they are code we did not write: the sandbox
+# refuses private and dunder attributes (`lipsum.__globals__`) and unsafe callables, and the
+# immutable variant refuses changing a list or dict, so one section cannot alter what the next
+# one reads.
+ENV = ImmutableSandboxedEnvironment(
     loader=_LOADER,
     undefined=jinja2.StrictUndefined,  # a missing variable is an error, never an empty string
     autoescape=False,  # prompts are plain text, not HTML

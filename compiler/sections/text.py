@@ -1,13 +1,28 @@
-"""Text rules shared by every stage that emits prompt text: normalisation and the marker."""
+"""Text rules shared by every stage that emits prompt text: normalisation, the marker, and the
+characters that must never reach the output."""
 
 from __future__ import annotations
 
 import re
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def replace_surrogates(text: str) -> str:
+    """Join surrogate pairs into their character and turn each lone surrogate into U+FFFD.
+
+    A lone surrogate (from a `"\\ud800"` escape in YAML or JSON, or an undecodable file name)
+    cannot be encoded as UTF-8, so it would make writing the output fail.
+    """
+    if _SURROGATE.search(text) is None:
+        return text
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+
 
 def normalise(text: str) -> str:
-    """CRLF/CR to LF, trailing whitespace stripped per line, whole text trimmed (SPEC 4.1)."""
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    """CRLF/CR to LF, trailing whitespace stripped per line, whole text trimmed (SPEC 4.1);
+    lone surrogates replaced, so every section encodes as UTF-8."""
+    lines = replace_surrogates(text).replace("\r\n", "\n").replace("\r", "\n").split("\n")
     return "\n".join(line.rstrip() for line in lines).strip()
 
 

@@ -12,6 +12,8 @@ from typing import Any, Mapping
 
 import yaml
 
+from ..sections.text import replace_surrogates
+
 OPENING_DELIMITER = "---"
 CLOSING_DELIMITERS = ("---", "...")
 _LEADING_BLANK_LINES = re.compile(r"\A(?:[ \t]*\n)+")
@@ -83,6 +85,10 @@ def parse_block(block: str) -> tuple[Mapping[str, Any] | None, str | None]:
         data = yaml.load(block, Loader=_FrontmatterLoader)  # noqa: S506 - a SafeLoader subclass
     except yaml.YAMLError as error:
         return None, f"frontmatter is not valid YAML ({_describe_yaml_error(error)})"
+    except RecursionError:  # PyYAML composes nested nodes recursively
+        return None, "frontmatter is nested too deeply to read"
+    except ValueError as error:  # a value its tag cannot hold: 4,301+ digits, `!!float abc`
+        return None, f"frontmatter has a value YAML cannot read ({_first_line(str(error))})"
     if data is None:
         return {}, None
     if not isinstance(data, dict):
@@ -95,6 +101,8 @@ def parse_block(block: str) -> tuple[Mapping[str, Any] | None, str | None]:
 
 MAX_METADATA_VALUES = 10_000
 """Aliases can make a small block expand enormously; past this many values we give up on it."""
+MAX_METADATA_DEPTH = 64
+"""Metadata is a few levels deep; far deeper nesting is refused before it can exhaust the stack."""
 
 
 class _Budget:
@@ -106,31 +114,42 @@ class _Budget:
 
 
 def _plain(value: Any, budget: _Budget) -> Any:
-    """The metadata as plain, deterministic JSON data (sets sorted, odd scalars as text)."""
+    """The metadata as plain, deterministic JSON data (sets sorted, odd scalars as text, lone
+    surrogates replaced so the metadata can be written as UTF-8)."""
     budget.left -= 1
     if budget.left < 0:
         raise ValueError(f"expands to more than {MAX_METADATA_VALUES} values")
     if isinstance(value, (dict, list, tuple)):
         return _plain_container(value, budget)
     if isinstance(value, (set, frozenset)):
-        return sorted(str(item) for item in value)
+        return sorted(_text(item) for item in value)
     if isinstance(value, float) and not math.isfinite(value):
         return str(value)
-    if value is None or isinstance(value, (str, int, float, bool)):
+    if value is None or isinstance(value, (int, float, bool)):
         return value
-    return str(value)
+    return _text(value)
+
+
+def _text(value: Any) -> str:
+    return replace_surrogates(str(value))
 
 
 def _plain_container(value: dict | list | tuple, budget: _Budget) -> Any:
     if id(value) in budget.open:
         raise ValueError("contains an alias to itself")
+    if len(budget.open) >= MAX_METADATA_DEPTH:
+        raise ValueError(f"is nested more than {MAX_METADATA_DEPTH} levels deep")
     budget.open.add(id(value))
     try:
         if isinstance(value, dict):
-            return {str(key): _plain(item, budget) for key, item in value.items()}
+            return {_text(key): _plain(item, budget) for key, item in value.items()}
         return [_plain(item, budget) for item in value]
     finally:
         budget.open.discard(id(value))
+
+
+def _first_line(text: str) -> str:
+    return text.splitlines()[0] if text else "unknown problem"
 
 
 def _describe_yaml_error(error: yaml.YAMLError) -> str:

@@ -12,6 +12,12 @@ _CHECKBOX_ONLY = re.compile(r"\[[ \txX]?\]")
 _parser = MarkdownIt("commonmark")
 
 
+MAX_FENCE_DEPTH = 8
+"""A code fence is judged by what it holds, and so is a fence inside it; a fence nested deeper
+than this counts as a task when it holds any text. So nested fences cost at most this many
+extra reads of the file, and a doubtful heartbeat is never skipped."""
+
+
 def is_effectively_empty(text: str | None) -> bool:
     """True when the text has no task: only blank lines, headings, empty list items or
     checkboxes, HTML comments, thematic breaks and code fences holding nothing else.
@@ -21,24 +27,41 @@ def is_effectively_empty(text: str | None) -> bool:
     """
     if text is None:
         return False
+    pending = [(text, 0)]
+    while pending:
+        chunk, depth = pending.pop()
+        if depth > MAX_FENCE_DEPTH:
+            if chunk.strip():
+                return False
+            continue
+        has_content, fences = _scan(chunk)
+        if has_content:
+            return False
+        # Judged line by line like the rest: a fence around headings is still no task.
+        pending.extend((fence, depth + 1) for fence in fences)
+    return True
+
+
+def _scan(text: str) -> tuple[bool, list[str]]:
+    """Parse once: whether any leaf outside code fences carries a task, and the fences' contents."""
     open_blocks: list[str] = []
+    fences: list[str] = []
     for token in _parser.parse(text):
         if token.nesting == 1:
             open_blocks.append(token.type)
         elif token.nesting == -1:
             open_blocks.pop()
+        elif token.type in ("fence", "code_block"):
+            fences.append(token.content)
         elif _carries_content(token, open_blocks):
-            return False
-    return True
+            return True, fences
+    return False, fences
 
 
 def _carries_content(token: Token, open_blocks: list[str]) -> bool:
-    """Whether one leaf token holds text a heartbeat would act on."""
+    """Whether one leaf token (not a code block) holds text a heartbeat would act on."""
     if token.type == "inline":
         return _inline_has_content(token.content, open_blocks)
-    if token.type in ("fence", "code_block"):
-        # Judged line by line like the rest: a fence around headings is still no task.
-        return not is_effectively_empty(token.content)
     if token.type == "html_block":
         return bool(_without_comments(token.content).strip())
     return False

@@ -12,6 +12,7 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 import frontmatter as python_frontmatter  # the python-frontmatter distribution
 
 from ..model import ResolvedConfig, Skill, SkillEntry, SkillsBlock
+from ..sections.text import replace_surrogates
 from . import frontmatter
 
 SKILL_FILE = "SKILL.md"
@@ -427,12 +428,18 @@ def _note(count: int, eligible_total: int, description_chars: int | None) -> str
     return f"(Skills list shortened: {'; '.join(parts)}.)" if parts else None
 
 
+_XML_ESCAPES = {
+    "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;",
+    # Line breaks are legal XML, but one field is one line of the list: keep them as references.
+    "\n": "&#10;", "\r": "&#13;", "\x85": "&#133;", "\u2028": "&#8232;", "\u2029": "&#8233;",
+}  # fmt: skip
+_XML_FORBIDDEN = [*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), *range(0xD800, 0xE000), 0xFFFE, 0xFFFF]
+"""Code points XML 1.0 cannot hold at all, not even as a reference (C0 controls but tab, LF
+and CR; surrogates; U+FFFE and U+FFFF)."""
+_XML_TABLE = {**dict.fromkeys(_XML_FORBIDDEN, "\ufffd"), **{ord(k): v for k, v in _XML_ESCAPES.items()}}
+
+
 def xml_escape(text: str) -> str:
-    """Escape the five XML special characters."""
-    return (
-        text.replace("&", "&amp;")
-        .replace("<", "&lt;")
-        .replace(">", "&gt;")
-        .replace('"', "&quot;")
-        .replace("'", "&apos;")
-    )
+    """Text safe inside one XML element on one line: the five special characters and line
+    breaks as references, characters XML forbids replaced by U+FFFD."""
+    return replace_surrogates(text).translate(_XML_TABLE)

@@ -1,0 +1,150 @@
+"""The keys OpenClaw's own config (openclaw.json, OpenClaw 2026.7.1) has, by table.
+
+promptc reads a few of OpenClaw's sections (agents, skills, tools, memory, acp, hooks) and uses
+some keys in them. A key the schema does not know but OpenClaw does is accepted without checks
+and named in one note, so `--config ~/.openclaw/openclaw.json` works; a key neither knows is still an error
+with a did-you-mean. When promptc starts reading a key (it is added to `schema.py`), the schema
+checks it and this list no longer matters for it: nothing here needs changing.
+
+Tables are named by their path in promptc's schema: `[]` is any list item, `{}` any mapping key
+(a model id, a skill name). Taken from OpenClaw's config schema; update with OpenClaw.
+"""
+
+from __future__ import annotations
+
+
+def _keys(names: str) -> frozenset[str]:
+    return frozenset(names.split())
+
+
+KNOWN: dict[str, frozenset[str]] = {
+    "": _keys(
+        """
+        $schema meta env wizard diagnostics audit logging cli crestodian update browser
+        ui tui secrets marketplaces auth accessGroups acp models nodeHost agents tools
+        security bindings broadcast audio media messages commands approvals session cron
+        transcripts commitments hooks web channels discovery talk gateway memory mcp
+        skills plugins canvasHost surfaces proxy
+        """
+    ),
+    "memory": _keys(
+        """
+        backend citations qmd
+        """
+    ),
+    "acp": _keys(
+        """
+        enabled dispatch backend fallbacks defaultAgent allowedAgents maxConcurrentSessions
+        stream runtime
+        """
+    ),
+    "tools": _keys(
+        """
+        profile allow alsoAllow deny byProvider toolsBySender web media links sessions
+        loopDetection toolSearch codeMode message agentToAgent elevated exec fs
+        subagents sandbox sessions_spawn experimental
+        """
+    ),
+    "hooks": _keys(
+        """
+        enabled path token defaultSessionKey allowRequestSessionKey
+        allowedSessionKeyPrefixes allowedAgentIds maxBodyBytes presets transformsDir
+        mappings gmail internal
+        """
+    ),
+    "skills": _keys(
+        """
+        allowBundled load install limits workshop entries
+        """
+    ),
+    "agents.defaults": _keys(
+        """
+        params model utilityModel imageModel imageGenerationModel videoGenerationModel
+        musicGenerationModel voiceModel mediaGenerationAutoProviderFallback pdfModel
+        pdfMaxBytesMb pdfMaxPages models workspace skills silentReply repoRoot
+        promptOverlays skipBootstrap skipOptionalBootstrapFiles contextInjection
+        bootstrapMaxChars bootstrapTotalMaxChars experimental
+        bootstrapPromptTruncationWarning userTimezone startupContext contextLimits
+        timeFormat envelopeTimezone envelopeTimestamp envelopeElapsed contextTokens
+        cliBackends memorySearch contextPruning compaction runRetries embeddedAgent
+        thinkingDefault verboseDefault toolProgressDetail reasoningDefault
+        elevatedDefault blockStreamingDefault blockStreamingBreak blockStreamingChunk
+        blockStreamingCoalesce humanDelay timeoutSeconds mediaMaxMb imageMaxDimensionPx
+        imageQuality typingIntervalSeconds typingMode heartbeat maxConcurrent subagents
+        sandbox
+        """
+    ),
+    "agents.list[]": _keys(
+        """
+        id default name description workspace agentDir model utilityModel models
+        thinkingDefault verboseDefault toolProgressDetail reasoningDefault
+        fastModeDefault contextInjection bootstrapMaxChars bootstrapTotalMaxChars
+        experimental skills memorySearch humanDelay tts skillsLimits contextLimits
+        contextTokens heartbeat identity groupChat subagents runRetries embeddedAgent
+        sandbox params tools runtime
+        """
+    ),
+    "agents.defaults.heartbeat": _keys(
+        """
+        every activeHours model session includeReasoning target directPolicy to
+        accountId prompt includeSystemPromptSection ackMaxChars
+        suppressToolErrorWarnings timeoutSeconds lightContext isolatedSession
+        skipWhenBusy
+        """
+    ),
+    "agents.defaults.subagents": _keys(
+        """
+        delegationMode allowAgents maxConcurrent maxSpawnDepth maxChildrenPerAgent
+        archiveAfterMinutes model thinking runTimeoutSeconds announceTimeoutMs
+        requireAgentId
+        """
+    ),
+    "agents.list[].subagents": _keys(
+        """
+        delegationMode allowAgents model thinking requireAgentId
+        """
+    ),
+    "agents.defaults.models{}": _keys(
+        """
+        alias params agentRuntime streaming
+        """
+    ),
+    "skills.limits": _keys(
+        """
+        maxCandidatesPerRoot maxSkillsLoadedPerSource maxSkillsInPrompt
+        maxSkillsPromptChars maxSkillFileBytes
+        """
+    ),
+    "skills.load": _keys(
+        """
+        extraDirs allowSymlinkTargets watch watchDebounceMs
+        """
+    ),
+    "skills.entries{}": _keys(
+        """
+        enabled apiKey env config
+        """
+    ),
+    "agents.list[].heartbeat": _keys(
+        """
+        every activeHours model session includeReasoning target directPolicy to
+        accountId prompt includeSystemPromptSection ackMaxChars
+        suppressToolErrorWarnings timeoutSeconds lightContext isolatedSession
+        skipWhenBusy
+        """
+    ),
+    "agents.list[].models{}": _keys(
+        """
+        alias params agentRuntime streaming
+        """
+    ),
+}
+"""Every key OpenClaw's schema has in each table promptc's schema also has."""
+
+NOT_SUPPORTED = frozenset({"$include"})
+"""OpenClaw directives promptc cannot follow inside a section it reads (config includes)."""
+
+
+def knows(table: str, key: str) -> bool:
+    """Whether OpenClaw's schema has `key` in the table at pattern `table`."""
+    return key in KNOWN.get(table, frozenset())
