@@ -18,7 +18,7 @@ from promptc.transcript.sanitize import STEPS, SanitizeOptions, sanitize
 from promptc.transcript.texts import DEFAULT_TEXTS
 from promptc.transcript.tool_inputs import TOOL_NAME
 from transcript_strategies import (
-    OLD_MARKERS, A, R, U, embedded_result, plain, png_base64, tc, text, thinking, transcripts, typed,
+    OLD_MARKERS, A, R, U, embedded_result, misshapen, plain, png_base64, tc, text, thinking, transcripts, typed,
 )
 
 ALL_POLICIES = sorted(policies.POLICY_TABLE.values(), key=lambda p: p.name)
@@ -352,3 +352,10 @@ def test_item01_the_real_result_after_a_stand_in_survives_every_policy(policy):
     stand_in = {**R("call_1", DEFAULT_TEXTS.missing_tool_result), "isError": True}
     out = plain(sanitize(typed(U("q"), A(tc("call_1"), sr="toolUse"), stand_in, U(" "), R("call_1", "real")), policy))
     assert [m["content"] for m in out if m["role"] == "toolResult"] == [[text("real")]]
+
+
+@RANDOM
+@given(history=transcripts().flatmap(misshapen), policy=st.sampled_from(ALL_POLICIES))
+def test_a_value_of_any_json_type_anywhere_is_replayed_or_left_out_never_a_crash(history, policy):
+    out = sanitize(typed(*history), policy)
+    assert plain(sanitize(out, policy)) == plain(out)

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .model import AssistantMessage, Message, OpaqueBlock, OpaqueMessage, ToolResultMessage, UserMessage
+from .model import AssistantMessage, Message, OpaqueBlock, OpaqueMessage, ToolResultMessage, UserMessage, is_one_of
 from .queries import blocks_of
 
 EMBEDDED_RESULT_TYPES = frozenset({"toolResult", "tool_result"})
@@ -101,4 +101,4 @@ def _is_tool_row(message: Message) -> bool:
 def _is_result_block(block: object) -> bool:
     """A tool result block inside a user turn (kept opaque)."""
     raw = block.raw if isinstance(block, OpaqueBlock) else None
-    return isinstance(raw, dict) and raw.get("type") in EMBEDDED_RESULT_TYPES
+    return isinstance(raw, dict) and is_one_of(raw.get("type"), EMBEDDED_RESULT_TYPES)

@@ -286,6 +286,8 @@ class Entry:
 def parse_block(value: Any) -> Block:
     """Type one content item; anything we cannot type becomes an OpaqueBlock."""
     kind = value.get("type") if isinstance(value, dict) else None
+    if not isinstance(kind, str):
+        return OpaqueBlock(raw=value)
     if kind == "text" and isinstance(value.get("text"), str):
         return _from_raw(TextBlock, value)
     if kind in THINKING_TYPES:
@@ -303,7 +305,7 @@ def parse_message(value: Any) -> Message:
     if role == "compactionSummary":
         return _from_raw(CompactionSummary, value)
     kinds = {"user": UserMessage, "assistant": AssistantMessage, "toolResult": ToolResultMessage}
-    content = _parse_content(value.get("content")) if role in kinds else None
+    content = _parse_content(value.get("content")) if isinstance(role, str) and role in kinds else None
     if content is None:
         return OpaqueMessage(raw=value)
     return _from_raw(kinds[role], value, content=content)
@@ -339,6 +341,11 @@ def _read(raw: Mapping[str, Any], spec: Field) -> Any:
     if is_usable_string(value):
         return value
     return next((raw[k] for k in spec.metadata["fallbacks"] if is_usable_string(raw.get(k))), value)
+
+
+def is_one_of(value: Any, names: frozenset[str]) -> bool:
+    """A string among `names`; any other JSON value is not (a list or an object cannot even be looked up)."""
+    return isinstance(value, str) and value in names
 
 
 def is_usable_string(value: Any) -> bool:

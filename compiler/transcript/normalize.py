@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from .model import (
     AssistantMessage, Block, Content, Message, TextBlock, ThinkingBlock, ToolResultMessage, Transcript, UserMessage,
+    is_one_of,
 )
 from .queries import blocks_of, has_zero_usage, is_blank_text, says_nothing
 from .texts import OPENCLAW_SPELLINGS, Texts
@@ -26,8 +27,8 @@ def _transcript_only(message: Message) -> bool:
     if not isinstance(message, AssistantMessage):
         return False
     mirror = message.raw.get("openclawDeliveryMirror")
-    return (message.provider == TRANSCRIPT_ONLY_PROVIDER and message.model in TRANSCRIPT_ONLY_MODELS) or (
-        isinstance(mirror, Mapping) and mirror.get("kind") in DELIVERY_MIRROR_KINDS
+    return (message.provider == TRANSCRIPT_ONLY_PROVIDER and is_one_of(message.model, TRANSCRIPT_ONLY_MODELS)) or (
+        isinstance(mirror, Mapping) and is_one_of(mirror.get("kind"), DELIVERY_MIRROR_KINDS)
     )
 
 

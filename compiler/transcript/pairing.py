@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from itertools import chain
 
 from .answers import answers_until_next_assistant, embedded_ids
-from .model import AssistantMessage, Message, TextBlock, ToolCallBlock, ToolResultMessage, Transcript
+from .model import AssistantMessage, Message, TextBlock, ToolCallBlock, ToolResultMessage, Transcript, is_one_of
 from .queries import is_failed, tool_calls
 from .synthetic import is_stand_in
 from .texts import DEFAULT_TEXTS, Texts
@@ -50,7 +50,7 @@ class _Frame:
 
     def takes(self, slot: int, result: ToolResultMessage, stand_in: StandIn) -> bool:
         """May `result` fill call `slot`? Only when nothing real holds it and no embedded answer does."""
-        if self.calls[slot].id in self.inline:
+        if is_one_of(self.calls[slot].id, self.inline):
             return False
         return self.results[slot] is None or _weaker(self.results[slot], result, stand_in)
 
@@ -164,7 +164,7 @@ def _emit(frame: _Frame, missing_text: str, stand_in: StandIn) -> list[Message]:
         return _without_calls(frame.assistant) + frame.rest
     answers = []
     for result, call in zip(frame.results, frame.calls, strict=True):
-        if call.id in frame.inline:
+        if is_one_of(call.id, frame.inline):
             # Answered in the user turn: a real result message is kept beside it, a stand-in is not.
             answers += [result] if result is not None and not stand_in(result) else []
         else:
