@@ -46,6 +46,17 @@ def test_steps_run_in_the_fixed_order_whatever_the_row_lists(monkeypatch):
     assert seen == [n for n in policies.TRANSFORM_ORDER if n in seen]
 
 
+def test_a_policy_that_lists_the_id_step_without_an_id_form_keeps_the_ids():
+    # `Policy.ids` None means the ids are kept; a hand-built policy listing the step anyway used to
+    # stop with a KeyError (no id form named None).
+    policy = policies.Policy("custom", None, frozenset({policies.TOOL_CALL_IDS}))
+    history = typed(A(tc("call|1"), sr="toolUse"), R("call|1"))
+    assert policies.TOOL_CALL_IDS in policy.transforms
+    assert plain(sanitize(history, policy)) == plain(history)
+    strict = sanitize(history, replace(policy, ids="strict"))
+    assert [m.answers for m in strict if isinstance(m, ToolResultMessage)] == ["call1"]
+
+
 def test_vector_17_responses_missing_output_is_aborted_and_fc_suffix_dropped():
     policy = policies.resolve("openai", "openai-responses", "gpt-5")
     history = typed(A(tc("call_abc|fc_1"), sr="toolUse"), U("next"))

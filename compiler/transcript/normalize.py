@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import replace
+from typing import TypeVar
 
 from .model import (
     AssistantMessage, Block, Content, Message, TextBlock, ThinkingBlock, ToolResultMessage, Transcript, UserMessage,
@@ -16,6 +17,8 @@ from .texts import OPENCLAW_SPELLINGS, Texts
 TRANSCRIPT_ONLY_PROVIDER = "openclaw"
 TRANSCRIPT_ONLY_MODELS = frozenset({"delivery-mirror", "gateway-injected"})
 DELIVERY_MIRROR_KINDS = frozenset({"channel-final", "channel-final-suppressed", "message-tool-source-reply"})
+
+C = TypeVar("C", UserMessage, AssistantMessage, ToolResultMessage)
 
 
 def drop_transcript_only_rows(messages: Transcript) -> Transcript:
@@ -87,7 +90,7 @@ def _without(content: Content, empty: Callable[[Block], bool]) -> Content | None
     return (content if len(kept) == len(content) else kept) if kept else None
 
 
-def _with_content(message: Message, content: Content) -> Message:
+def _with_content(message: C, content: Content) -> C:
     return message if content is message.content else replace(message, content=content)
 
 

@@ -9,10 +9,11 @@ from typing import Any, TypeVar
 
 from .jsonline import RawNumber
 from .model import (
-    FAILED_STOP_REASONS, USAGE_COUNTERS, AssistantMessage, Block, Message, TextBlock, ToolCallBlock, is_one_of,
+    FAILED_STOP_REASONS, USAGE_COUNTERS, AssistantMessage, Block, Message, Modelled, TextBlock, ToolCallBlock,
+    is_one_of,
 )
 
-T = TypeVar("T")
+T = TypeVar("T", bound=Modelled)
 
 SILENT_REPLY = re.compile(r"\s*NO_REPLY\s*")
 """The runtime's silent-reply token, alone: an assistant text holding only it says nothing."""
