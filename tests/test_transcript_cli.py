@@ -107,6 +107,14 @@ def test_issue14_item4_repair_takes_the_line_cap_from_a_flag(tmp_path, run_cli):
     assert long_line in path.read_bytes()
 
 
+def test_repair_takes_a_stop_reason_that_is_not_a_string(tmp_path, run_cli):
+    # It used to end in "internal error (TypeError: unhashable type: 'list')", exit 2.
+    path = write_session(tmp_path, U("hi"), A(text("sure"), sr=["stop"]), tail=b"{oops\n")
+    code, out, err = run_cli("transcript", "repair", path)
+    assert code == 0 and out == ""
+    assert err.startswith(f"{path}: repaired (dropped 1 malformed line); original kept at ")
+
+
 @pytest.mark.parametrize("value", ["0", "half"])
 def test_a_bad_line_cap_is_a_usage_error(tmp_path, run_cli, value):
     code, out, err = run_cli("transcript", "repair", "--max-line-mib", value, tmp_path / "s.jsonl")
@@ -197,6 +205,21 @@ def test_bad_image_limit_is_a_usage_error(tmp_path, run_cli, value):
     code, out, err = run_cli("transcript", "sanitize", "x.jsonl", *ANTHROPIC, "--image-max-dimension", value)
     assert code == 2 and out == ""
     assert len(err.splitlines()) == 1 and err.startswith("promptc: error: ")
+
+
+def test_sanitize_takes_a_role_and_a_stop_reason_that_are_not_strings(tmp_path, run_cli):
+    # A list role used to end in "internal error (TypeError: unhashable type: 'list')", exit 2. Such a
+    # row is passed through as it is (repair drops it); a list stop reason is not a failure, so the
+    # turn's call is answered like any other.
+    odd = U("relayed", role=["user"])
+    path = write_session(tmp_path, U("hi"), odd, A(tc("c1"), sr=["toolUse"]))
+    code, out, err = run_cli("transcript", "sanitize", path, *ANTHROPIC)
+    assert code == 0 and err == f"{path}: 3 messages in, 4 out (policy anthropic)\n"
+    assert json.loads(out)["messages"] == [
+        U("hi"), odd, A(tc("c1"), sr=["toolUse"]),
+        {"role": "toolResult", "toolCallId": "c1", "toolName": "read",
+         "content": [text(DEFAULT_TEXTS.missing_tool_result)], "isError": True},
+    ]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ import pytest
 from promptc.transcript.jsonline import dumps
 from promptc.transcript.model import (
     AssistantMessage, ImageBlock, OpaqueBlock, OpaqueMessage, TextBlock, ThinkingBlock, ToolCallBlock,
-    ToolResultMessage, UserMessage, loads, parse_entry, parse_header, parse_message, to_json,
+    ToolResultMessage, UserMessage, loads, parse_block, parse_entry, parse_header, parse_message, to_json,
 )
 from promptc.transcript.queries import has_zero_usage, without_fields
 from transcript_strategies import A, R, U, image, tc, text, thinking
@@ -54,6 +54,14 @@ def test_messages_are_typed_by_role_and_blocks_by_type():
     assert isinstance(result, ToolResultMessage) and result.answers == "c"
     assert isinstance(parse_message({"role": "tool"}), OpaqueMessage)
     assert isinstance(parse_message(U([{"type": "text", "text": 5}])).content[0], OpaqueBlock)
+
+
+@pytest.mark.parametrize("wrong", [["user"], {"role": "user"}, 7, None])
+def test_a_role_or_block_type_that_is_not_a_string_stays_opaque_and_round_trips(wrong):
+    # A list or an object here used to reach a set lookup and crash the reader (unhashable type).
+    message, block = U("hi", role=wrong), {"type": wrong, "text": "hi"}
+    assert isinstance(parse_message(message), OpaqueMessage) and to_json(parse_message(message)) == message
+    assert isinstance(parse_block(block), OpaqueBlock) and to_json(parse_block(block)) == block
 
 
 def test_a_changed_field_is_written_in_place_and_a_cleared_one_removed():

@@ -175,3 +175,10 @@ def test_a_failed_turn_left_out_lets_the_answer_after_it_count_for_the_call_befo
                U([embedded_result("call_1", "inline")])]
     once = _repair(*history)
     assert once == [history[0], history[1], history[3]] and _repair(*once) == once
+
+
+def test_a_call_whose_id_is_not_a_string_is_paired_like_any_other_with_an_embedded_answer_after_it():
+    # Pairing runs after the input check in every policy (which drops such a call), but on its own it
+    # used to stop with "unhashable type: 'list'" once a result embedded in the user turn was seen.
+    call = tc(["x"])
+    assert _repair(A(call), U([embedded_result("c")])) == [A(call), _synthetic(["x"]), U([embedded_result("c")])]

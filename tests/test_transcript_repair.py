@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from promptc.errors import TranscriptError
 from promptc.transcript import repair
 from promptc.transcript.model import loads, to_json
-from promptc.transcript.policy import resolve
+from promptc.transcript.policy import POLICY_TABLE, resolve
 from promptc.transcript.repair import repair_file
 from promptc.transcript.sanitize import sanitize
 from promptc.transcript.session import read_session, replay_messages
@@ -458,6 +458,18 @@ def test_repair_is_idempotent_keeps_untouched_lines_and_leaves_only_json(lines, 
             assert not line.strip() or isinstance(loads(line.decode("utf-8", "surrogateescape")), dict)
         _assert_only_content_and_parent_changed(lines, out_lines)
         read_session(path)  # the repaired file reads for replay
+
+
+@FILES
+@given(lines=session_files(wrong_types=True), policy=st.sampled_from(sorted(POLICY_TABLE)))
+def test_a_value_of_any_json_type_anywhere_is_repaired_never_a_crash(lines, policy):
+    with tempfile.TemporaryDirectory() as directory:
+        path = Path(directory) / "s.jsonl"
+        path.write_bytes(b"".join(line + b"\n" for line in lines))
+        repair_file(path)
+        repaired = path.read_bytes()
+        assert repair_file(path).status == "clean" and path.read_bytes() == repaired
+        sanitize(replay_messages(read_session(path).entries), POLICY_TABLE[policy])
 
 
 def _assert_only_content_and_parent_changed(before, after):

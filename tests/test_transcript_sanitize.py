@@ -18,7 +18,7 @@ from promptc.transcript.sanitize import STEPS, SanitizeOptions, sanitize
 from promptc.transcript.texts import DEFAULT_TEXTS
 from promptc.transcript.tool_inputs import TOOL_NAME
 from transcript_strategies import (
-    OLD_MARKERS, A, R, U, embedded_result, plain, png_base64, tc, text, thinking, transcripts, typed,
+    OLD_MARKERS, A, R, U, embedded_result, misshapen, plain, png_base64, tc, text, thinking, transcripts, typed,
 )
 
 ALL_POLICIES = sorted(policies.POLICY_TABLE.values(), key=lambda p: p.name)
@@ -44,6 +44,17 @@ def test_steps_run_in_the_fixed_order_whatever_the_row_lists(monkeypatch):
     sanitize((), policies.POLICY_TABLE["openai-compatible"])
     assert seen == list(policies.POLICY_TABLE["openai-compatible"].transforms)
     assert seen == [n for n in policies.TRANSFORM_ORDER if n in seen]
+
+
+def test_a_policy_that_lists_the_id_step_without_an_id_form_keeps_the_ids():
+    # `Policy.ids` None means the ids are kept; a hand-built policy listing the step anyway used to
+    # stop with a KeyError (no id form named None).
+    policy = policies.Policy("custom", None, frozenset({policies.TOOL_CALL_IDS}))
+    history = typed(A(tc("call|1"), sr="toolUse"), R("call|1"))
+    assert policies.TOOL_CALL_IDS in policy.transforms
+    assert plain(sanitize(history, policy)) == plain(history)
+    strict = sanitize(history, replace(policy, ids="strict"))
+    assert [m.answers for m in strict if isinstance(m, ToolResultMessage)] == ["call1"]
 
 
 def test_vector_17_responses_missing_output_is_aborted_and_fc_suffix_dropped():
@@ -352,3 +363,10 @@ def test_item01_the_real_result_after_a_stand_in_survives_every_policy(policy):
     stand_in = {**R("call_1", DEFAULT_TEXTS.missing_tool_result), "isError": True}
     out = plain(sanitize(typed(U("q"), A(tc("call_1"), sr="toolUse"), stand_in, U(" "), R("call_1", "real")), policy))
     assert [m["content"] for m in out if m["role"] == "toolResult"] == [[text("real")]]
+
+
+@RANDOM
+@given(history=transcripts().flatmap(misshapen), policy=st.sampled_from(ALL_POLICIES))
+def test_a_value_of_any_json_type_anywhere_is_replayed_or_left_out_never_a_crash(history, policy):
+    out = sanitize(typed(*history), policy)
+    assert plain(sanitize(out, policy)) == plain(out)

@@ -307,11 +307,13 @@ REPAIR_MESSAGES = [
 
 
 @st.composite
-def session_files(draw: st.DrawFn) -> list[bytes]:
+def session_files(draw: st.DrawFn, wrong_types: bool = False) -> list[bytes]:
     """A session file as lines of bytes (no endings): the header, then entries chained by `parentId`,
-    each maybe carrying an odd value, with odd lines in between."""
+    each maybe carrying an odd value, with odd lines in between; with `wrong_types`, a few message and
+    block keys hold values of any JSON type (see `misshapen`)."""
     messages = draw(transcripts(max_size=6)) + draw(st.lists(st.sampled_from(REPAIR_MESSAGES), max_size=3))
     messages = draw(st.permutations(messages))
+    messages = draw(misshapen(messages)) if wrong_types else messages
     lines = [json.dumps(HEADER).encode()]
     for n, message in enumerate(messages):
         line = json.dumps(entry(message, n, f"e{n - 1}" if n else None)).encode()
@@ -321,3 +323,33 @@ def session_files(draw: st.DrawFn) -> list[bytes]:
         if draw(st.integers(0, 5)) == 0:
             lines.append(draw(st.sampled_from(ODD_LINES)))
     return lines
+
+
+# ---------------------------------------------------------------------------------------------
+# Values of the wrong JSON type
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 3) | st.sampled_from(["", "x", "error", "user", "toolCall", "call_1"]),
+    lambda inner: st.lists(inner, max_size=2) | st.dictionaries(st.sampled_from(["type", "kind", "id"]), inner, max_size=2),
+    max_leaves=4,
+)
+"""Any JSON value, lists and objects included (which no set or dict lookup can take as a key)."""
+MISSHAPEN_KEYS = [
+    "role", "content", "stopReason", "provider", "model", "openclawDeliveryMirror", "provenance", "usage", "api",
+    "toolCallId", "toolUseId", "toolName", "type", "id", "call_id", "name", "arguments", "partialJson", "text",
+    "thinking", "thinkingSignature", "data", "mimeType", "toolUseId",
+]
+"""Keys, of a message or of one of its blocks, that the transforms read."""
+
+
+@st.composite
+def misshapen(draw: st.DrawFn, messages: list[dict]) -> list[dict]:
+    """`messages` with a few keys (of a message, of a block, or of a mirror or provenance object) set
+    to a JSON value of any type."""
+    out = json.loads(json.dumps(messages))
+    for _ in range(draw(st.integers(1, 3)) if out else 0):
+        message = draw(st.sampled_from(out))
+        targets = [message, *_blocks(message)]
+        targets += [v for v in message.values() if isinstance(v, dict)]
+        draw(st.sampled_from(targets))[draw(st.sampled_from(MISSHAPEN_KEYS))] = draw(JSON_VALUES)
+    return out

@@ -8,11 +8,11 @@ call answered?" or rewrites call ids must see them; this module is the one place
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, TypeGuard
 
-from .model import AssistantMessage, Message, OpaqueBlock, OpaqueMessage, ToolResultMessage, UserMessage
+from .model import AssistantMessage, Message, OpaqueBlock, OpaqueMessage, ToolResultMessage, UserMessage, is_one_of
 from .queries import blocks_of
 
 EMBEDDED_RESULT_TYPES = frozenset({"toolResult", "tool_result"})
@@ -61,7 +61,7 @@ def embedded_ids(answers: Iterable[Answer]) -> frozenset[str]:
     return frozenset(a.id for a in answers if not a.standalone and isinstance(a.id, str))
 
 
-def embedded_id(raw: dict) -> Any:
+def embedded_id(raw: Mapping[str, Any]) -> Any:
     """The call id an embedded result quotes (None when it has none)."""
     return next((raw[k] for k in EMBEDDED_RESULT_ID_KEYS if k in raw), None)
 
@@ -81,7 +81,7 @@ def rename_embedded(message: Message, rename: Callable[[str], str | None]) -> Me
     return replace(message, content=content)
 
 
-def _renamed(raw: dict, rename: Callable[[str], str | None]) -> dict:
+def _renamed(raw: Mapping[str, Any], rename: Callable[[str], str | None]) -> Mapping[str, Any]:
     """A copy of `raw` (key order kept) with every id key that holds its call id renamed."""
     old = embedded_id(raw)
     new = rename(old) if isinstance(old, str) and old else None
@@ -98,7 +98,7 @@ def _is_tool_row(message: Message) -> bool:
     )
 
 
-def _is_result_block(block: object) -> bool:
+def _is_result_block(block: object) -> TypeGuard[OpaqueBlock]:
     """A tool result block inside a user turn (kept opaque)."""
     raw = block.raw if isinstance(block, OpaqueBlock) else None
-    return isinstance(raw, dict) and raw.get("type") in EMBEDDED_RESULT_TYPES
+    return isinstance(raw, dict) and is_one_of(raw.get("type"), EMBEDDED_RESULT_TYPES)

@@ -9,7 +9,7 @@ from dataclasses import replace
 from itertools import count
 
 from .answers import rename_embedded
-from .model import AssistantMessage, Message, ThinkingBlock, ToolCallBlock, ToolResultMessage, Transcript
+from .model import AssistantMessage, Block, Message, ThinkingBlock, ToolCallBlock, ToolResultMessage, Transcript
 from .queries import tool_calls
 from .thinking import replayable_reasoning
 from .tool_inputs import NOTHING_AS_IS, replay_as_is
@@ -177,7 +177,7 @@ def _rewrite_message(message: Message, ids: _IdMap, as_stored: bool = False) -> 
     return rename_embedded(message, ids.for_embedded)
 
 
-def _rewrite_call(block: object, ids: _IdMap) -> object:
+def _rewrite_call(block: Block, ids: _IdMap) -> Block:
     if isinstance(block, ToolCallBlock) and isinstance(block.id, str):
         new = ids.for_call(block.id)
         return block if new == block.id and block.raw.get("id") == new else block.with_id(new)
@@ -210,18 +210,15 @@ def downgrade_responses_call_ids(messages: Transcript) -> Transcript:
     return tuple(out)
 
 
-def _downgrade_turn(blocks: tuple, renamed: dict[str, str]) -> tuple:
-    out = []
+def _downgrade_turn(blocks: tuple[Block, ...], renamed: dict[str, str]) -> tuple[Block, ...]:
+    out: list[Block] = []
     reasoning_seen = False
     for block in blocks:
         reasoning_seen = reasoning_seen or (isinstance(block, ThinkingBlock) and replayable_reasoning(block))
-        call_id, _, item = block.id.partition("|") if _has_string_id(block) else ("", "", "")
-        if item.startswith("fc_") and not reasoning_seen:
-            renamed[block.id] = call_id
-            block = block.with_id(call_id)
+        if isinstance(block, ToolCallBlock) and isinstance(block.id, str) and not reasoning_seen:
+            call_id, _, item = block.id.partition("|")
+            if item.startswith("fc_"):
+                renamed[block.id] = call_id
+                block = block.with_id(call_id)
         out.append(block)
     return tuple(out)
-
-
-def _has_string_id(block: object) -> bool:
-    return isinstance(block, ToolCallBlock) and isinstance(block.id, str)

@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from types import ModuleType
 from typing import Any
 
-from .model import ImageBlock, Message, TextBlock, Transcript
+from .model import ContentMessage, ImageBlock, Message, TextBlock, Transcript
 from .texts import Texts
 
 DEFAULT_MAX_SIDE_PX = 1200
@@ -54,10 +54,11 @@ class _Limits:
 
 
 def _sanitize_message_images(message: Message, limits: _Limits, texts: Texts) -> Message:
-    content = getattr(message, "content", "")
-    if isinstance(content, str) or not any(isinstance(b, ImageBlock) for b in content):
+    if not isinstance(message, ContentMessage) or isinstance(message.content, str):
         return message
-    blocks = tuple(_sanitize(b, limits, texts) if isinstance(b, ImageBlock) else b for b in content)
+    if not any(isinstance(b, ImageBlock) for b in message.content):
+        return message
+    blocks = tuple(_sanitize(b, limits, texts) if isinstance(b, ImageBlock) else b for b in message.content)
     return replace(message, content=blocks)
 
 

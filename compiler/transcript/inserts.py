@@ -20,7 +20,7 @@ from typing import Any
 
 from . import jsonline
 from .answers import EMBEDDED_RESULT_ID_KEYS
-from .model import CALL_ID_FALLBACKS, FAILED_STOP_REASONS, is_usable_string
+from .model import CALL_ID_FALLBACKS, FAILED_STOP_REASONS, is_one_of, is_usable_string
 from .normalize import TRANSCRIPT_ONLY_MODELS, TRANSCRIPT_ONLY_PROVIDER
 from .pairing import RESPONSES_MISSING_RESULT
 from .synthetic import INSERTED_RESULT_DETAILS
@@ -75,7 +75,7 @@ class ResultScan:
         if message.get("role") == "toolResult":
             ids = (message.get(key) for key in EMBEDDED_RESULT_ID_KEYS)
             self.result_ids.update(v.strip() for v in ids if is_usable_string(v))
-        elif message.get("role") == "assistant" and message.get("stopReason") not in FAILED_STOP_REASONS:
+        elif message.get("role") == "assistant" and not is_one_of(message.get("stopReason"), FAILED_STOP_REASONS):
             self._see_assistant(line, entry, message)
 
     def see_unreadable(self) -> None:
@@ -120,7 +120,7 @@ def _calls(message: dict) -> tuple[tuple[str, Any], ...]:
     blocks = content if isinstance(content, list) else ()
     found = []
     for block in blocks:
-        if isinstance(block, dict) and block.get("type") in CALL_TYPES:
+        if isinstance(block, dict) and is_one_of(block.get("type"), CALL_TYPES):
             keys = ("id", *CALL_ID_FALLBACKS)
             call_id = next((block[k] for k in keys if is_usable_string(block.get(k))), None)
             if call_id is not None:

@@ -15,7 +15,6 @@ import re
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from json.decoder import scanstring
 from typing import Any
 
 # Below this many digits an integer converts to Python and back exactly; above it Python refuses
@@ -52,7 +51,8 @@ def _reject_constant(name: str) -> Any:
 
 
 _DECODER = json.JSONDecoder(parse_int=_parse_int, parse_float=_parse_float, parse_constant=_reject_constant)
-_SCAN: Callable[[str, int], tuple[Any, int]] = _DECODER.scan_once
+_SCAN: Callable[[str, int], tuple[Any, int]] = _DECODER.raw_decode
+"""(value, index just past it) for the JSON value that starts exactly at an index."""
 
 
 def loads(text: str) -> Any:
@@ -155,7 +155,7 @@ def member_spans(text: str, span: Span) -> dict[str, Span]:
     members: dict[str, Span] = {}
     at = _skip(text, span.start + 1)
     while text[at] != "}":
-        key, at = scanstring(text, at + 1)
+        key, at = _SCAN(text, at)
         at = _skip(text, _skip(text, at) + 1)  # past the colon
         end = _SCAN(text, at)[1]
         members[key] = Span(at, end)

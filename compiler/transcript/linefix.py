@@ -84,16 +84,16 @@ def _edits(text: str, value: dict, texts: Texts, relink: Mapping[str, str]) -> t
     message = value.get("message") if value.get("type") == "message" else None
     plan, planned = content_plan(message, texts) if isinstance(message, dict) else (None, NO_CHANGES)
     parent = value.get("parentId")
-    moved = isinstance(parent, str) and parent in relink
-    if plan is None and not moved:
+    new_parent = relink.get(parent) if isinstance(parent, str) else None
+    if plan is None and new_parent is None:
         return [], NO_CHANGES
     edits: list[tuple[jsonline.Span, str]] = []
     changes = Counter(planned)
     root = jsonline.member_spans(text, jsonline.value_span(text))
     if plan is not None:
         edits.append(_content_edit(text, jsonline.member_spans(text, root["message"])["content"], plan))
-    if moved:
-        edits.append((root["parentId"], relink[parent]))
+    if new_parent is not None:
+        edits.append((root["parentId"], new_parent))
         changes[RELINKED] += 1
     return edits, changes
 

@@ -8,11 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import Field, dataclass, field, fields, is_dataclass, replace
-from typing import Any, TypeVar
+from typing import Any, ClassVar, Protocol, TypeGuard, TypeVar
 
 from . import jsonline
-
-T = TypeVar("T")
 
 TOOL_CALL_TYPES = frozenset({"toolCall", "toolUse", "functionCall", "tool_call", "tool_use", "function_call"})
 THINKING_TYPES = frozenset({"thinking", "redacted_thinking"})
@@ -232,6 +230,8 @@ class OpaqueMessage:
 
 Message = UserMessage | AssistantMessage | ToolResultMessage | CompactionSummary | OpaqueMessage
 Transcript = tuple[Message, ...]
+ContentMessage = UserMessage | AssistantMessage | ToolResultMessage
+"""The messages that hold content; every content step passes the others through as they are."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -283,9 +283,31 @@ class Entry:
 # Parsing
 
 
+class Modelled(Protocol):
+    """Any typed object above but the opaque ones: a dataclass built by keyword from its fields and `raw`."""
+
+    __dataclass_fields__: ClassVar[dict[str, Field[Any]]]
+
+    def __init__(self, *, raw: Mapping[str, Any], **values: Any) -> None: ...
+
+    @property
+    def raw(self) -> Mapping[str, Any]:
+        """The JSON object it was read from."""
+        ...
+
+
+M = TypeVar("M", bound=Modelled)
+
+_KINDS_BY_ROLE: dict[str, type[UserMessage] | type[AssistantMessage] | type[ToolResultMessage]] = {
+    "user": UserMessage, "assistant": AssistantMessage, "toolResult": ToolResultMessage,
+}
+
+
 def parse_block(value: Any) -> Block:
     """Type one content item; anything we cannot type becomes an OpaqueBlock."""
     kind = value.get("type") if isinstance(value, dict) else None
+    if not isinstance(kind, str):
+        return OpaqueBlock(raw=value)
     if kind == "text" and isinstance(value.get("text"), str):
         return _from_raw(TextBlock, value)
     if kind in THINKING_TYPES:
@@ -302,11 +324,11 @@ def parse_message(value: Any) -> Message:
     role = value.get("role") if isinstance(value, dict) else None
     if role == "compactionSummary":
         return _from_raw(CompactionSummary, value)
-    kinds = {"user": UserMessage, "assistant": AssistantMessage, "toolResult": ToolResultMessage}
-    content = _parse_content(value.get("content")) if role in kinds else None
-    if content is None:
+    kind = _KINDS_BY_ROLE.get(role) if isinstance(role, str) else None
+    content = _parse_content(value.get("content")) if kind is not None else None
+    if kind is None or content is None:
         return OpaqueMessage(raw=value)
-    return _from_raw(kinds[role], value, content=content)
+    return _from_raw(kind, value, content=content)
 
 
 def parse_entry(value: Mapping[str, Any]) -> Entry:
@@ -328,12 +350,12 @@ def _parse_content(value: Any) -> Content | None:
     return None
 
 
-def _from_raw(cls: type[T], raw: Mapping[str, Any], **typed: Any) -> T:
+def _from_raw(cls: type[M], raw: Mapping[str, Any], **typed: Any) -> M:
     values = {f.name: _read(raw, f) for f in fields(cls) if "json" in f.metadata}
     return cls(**{**values, **typed}, raw=raw)
 
 
-def _read(raw: Mapping[str, Any], spec: Field) -> Any:
+def _read(raw: Mapping[str, Any], spec: Field[Any]) -> Any:
     """A modelled field's value in `raw`: its own key, else a fallback key holding a usable string."""
     value = raw.get(spec.metadata["json"])
     if is_usable_string(value):
@@ -341,7 +363,12 @@ def _read(raw: Mapping[str, Any], spec: Field) -> Any:
     return next((raw[k] for k in spec.metadata["fallbacks"] if is_usable_string(raw.get(k))), value)
 
 
-def is_usable_string(value: Any) -> bool:
+def is_one_of(value: Any, names: frozenset[str]) -> bool:
+    """A string among `names`; any other JSON value is not (a list or an object cannot even be looked up)."""
+    return isinstance(value, str) and value in names
+
+
+def is_usable_string(value: object) -> TypeGuard[str]:
     """A string with something besides whitespace in it (what an id or a name must be)."""
     return isinstance(value, str) and bool(value.strip())
 

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import replace
+from typing import TypeVar
 
 from .model import (
     AssistantMessage, Block, Content, Message, TextBlock, ThinkingBlock, ToolResultMessage, Transcript, UserMessage,
+    is_one_of,
 )
 from .queries import blocks_of, has_zero_usage, is_blank_text, says_nothing
 from .texts import OPENCLAW_SPELLINGS, Texts
@@ -15,6 +17,8 @@ from .texts import OPENCLAW_SPELLINGS, Texts
 TRANSCRIPT_ONLY_PROVIDER = "openclaw"
 TRANSCRIPT_ONLY_MODELS = frozenset({"delivery-mirror", "gateway-injected"})
 DELIVERY_MIRROR_KINDS = frozenset({"channel-final", "channel-final-suppressed", "message-tool-source-reply"})
+
+C = TypeVar("C", UserMessage, AssistantMessage, ToolResultMessage)
 
 
 def drop_transcript_only_rows(messages: Transcript) -> Transcript:
@@ -26,8 +30,8 @@ def _transcript_only(message: Message) -> bool:
     if not isinstance(message, AssistantMessage):
         return False
     mirror = message.raw.get("openclawDeliveryMirror")
-    return (message.provider == TRANSCRIPT_ONLY_PROVIDER and message.model in TRANSCRIPT_ONLY_MODELS) or (
-        isinstance(mirror, Mapping) and mirror.get("kind") in DELIVERY_MIRROR_KINDS
+    return (message.provider == TRANSCRIPT_ONLY_PROVIDER and is_one_of(message.model, TRANSCRIPT_ONLY_MODELS)) or (
+        isinstance(mirror, Mapping) and is_one_of(mirror.get("kind"), DELIVERY_MIRROR_KINDS)
     )
 
 
@@ -86,7 +90,7 @@ def _without(content: Content, empty: Callable[[Block], bool]) -> Content | None
     return (content if len(kept) == len(content) else kept) if kept else None
 
 
-def _with_content(message: Message, content: Content) -> Message:
+def _with_content(message: C, content: Content) -> C:
     return message if content is message.content else replace(message, content=content)
 
 

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field, replace
 from itertools import chain
 
 from .answers import answers_until_next_assistant, embedded_ids
-from .model import AssistantMessage, Message, TextBlock, ToolCallBlock, ToolResultMessage, Transcript
-from .queries import is_failed, tool_calls
+from .model import AssistantMessage, Message, TextBlock, ToolCallBlock, ToolResultMessage, Transcript, is_one_of
+from .queries import blocks_of, is_failed, tool_calls
 from .synthetic import is_stand_in
 from .texts import DEFAULT_TEXTS, Texts
 
@@ -48,11 +48,17 @@ class _Frame:
         """Can this frame own results? Only a completed turn's calls can."""
         return self.assistant is not None and not is_failed(self.assistant)
 
+    @property
+    def failed(self) -> AssistantMessage | None:
+        """The frame's turn when it failed (its calls never completed), else None."""
+        return self.assistant if self.assistant is not None and is_failed(self.assistant) else None
+
     def takes(self, slot: int, result: ToolResultMessage, stand_in: StandIn) -> bool:
         """May `result` fill call `slot`? Only when nothing real holds it and no embedded answer does."""
-        if self.calls[slot].id in self.inline:
+        if is_one_of(self.calls[slot].id, self.inline):
             return False
-        return self.results[slot] is None or _weaker(self.results[slot], result, stand_in)
+        held = self.results[slot]
+        return held is None or _weaker(held, result, stand_in)
 
 
 def _weaker(held: ToolResultMessage, result: ToolResultMessage, stand_in: StandIn) -> bool:
@@ -78,8 +84,8 @@ def repair_pairing(messages: Transcript, missing_text: str, texts: Texts = DEFAU
 def _split_frames(messages: Transcript) -> list[_Frame]:
     frames = [_Frame(assistant=None)]
     for message in messages:
-        if tool_calls(message):
-            calls = tool_calls(message)
+        calls = tool_calls(message)
+        if isinstance(message, AssistantMessage) and calls:
             frames.append(_Frame(message, calls, [None] * len(calls)))
         elif isinstance(message, ToolResultMessage):
             frames[-1].candidates.append(message)
@@ -93,7 +99,7 @@ def _rows_after(frames: list[_Frame], index: int) -> list[Message]:
     turns after it that are left out whole (they were nothing but calls), as they close up behind it."""
     rows = list(frames[index].rest)
     for later in frames[index + 1:]:
-        if any(isinstance(m, AssistantMessage) for m in rows) or later.open or _without_calls(later.assistant):
+        if any(isinstance(m, AssistantMessage) for m in rows) or not later.failed or _without_calls(later.failed):
             break
         rows += later.rest
     return rows
@@ -164,7 +170,7 @@ def _emit(frame: _Frame, missing_text: str, stand_in: StandIn) -> list[Message]:
         return _without_calls(frame.assistant) + frame.rest
     answers = []
     for result, call in zip(frame.results, frame.calls, strict=True):
-        if call.id in frame.inline:
+        if is_one_of(call.id, frame.inline):
             # Answered in the user turn: a real result message is kept beside it, a stand-in is not.
             answers += [result] if result is not None and not stand_in(result) else []
         else:
@@ -174,7 +180,7 @@ def _emit(frame: _Frame, missing_text: str, stand_in: StandIn) -> list[Message]:
 
 def _without_calls(assistant: AssistantMessage) -> list[Message]:
     """A failed turn keeps what it said; a turn that was nothing but calls is left out."""
-    kept = tuple(b for b in assistant.content if not isinstance(b, ToolCallBlock))
+    kept = tuple(b for b in blocks_of(assistant) if not isinstance(b, ToolCallBlock))
     return [replace(assistant, content=kept)] if kept else []
 
 

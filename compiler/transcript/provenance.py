@@ -6,7 +6,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import replace
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeGuard
 
 from .model import Block, Message, TextBlock, Transcript, UserMessage
 from .queries import is_blank_text
@@ -28,8 +28,9 @@ def mark_inter_session(messages: Transcript, texts: Texts) -> Transcript:
     return tuple(_mark(m, texts) if _is_inter_session(m) else m for m in messages)
 
 
-def _is_inter_session(message: Message) -> bool:
-    provenance = getattr(message, "provenance", None)
+def _is_inter_session(message: Message) -> TypeGuard[UserMessage]:
+    """A user turn relayed from another session (only user turns carry provenance)."""
+    provenance = message.provenance if isinstance(message, UserMessage) else None
     return isinstance(provenance, Mapping) and provenance.get("kind") == "inter_session"
 
 
@@ -58,20 +59,22 @@ def _marked_blocks(blocks: tuple[Block, ...], mark: str, texts: Texts) -> tuple[
     A turn merged from relayed turns carries each part's marker at the head of that part's block;
     when one of them is the current marker the turn is already marked and stays as it is.
     """
-    readable = [i for i, b in enumerate(blocks) if isinstance(b, TextBlock) and b.text.strip()]
-    if any(blocks[i].text.startswith(mark) for i in readable):
+    readable = {i: b for i, b in enumerate(blocks) if isinstance(b, TextBlock) and b.text.strip()}
+    if any(b.text.startswith(mark) for b in readable.values()):
         return blocks
     if not readable:
         if all(is_blank_text(b) for b in blocks):
             return blocks  # nothing to attribute; the empty-text step removes the turn
         return (TextBlock(text=mark + texts.inter_session_no_text), *blocks)
-    cleaned = list(blocks)
-    for i in readable:
-        text = without_markers(blocks[i].text, texts)
-        cleaned[i] = blocks[i] if text == blocks[i].text else replace(blocks[i], text=text)
-    first = readable[0]
+    cleaned = {i: _unmarked(b, texts) for i, b in readable.items()}
+    first = min(cleaned)
     cleaned[first] = replace(cleaned[first], text=mark + cleaned[first].text)
-    return tuple(cleaned)
+    return tuple(cleaned.get(i, b) for i, b in enumerate(blocks))
+
+
+def _unmarked(block: TextBlock, texts: Texts) -> TextBlock:
+    text = without_markers(block.text, texts)
+    return block if text == block.text else replace(block, text=text)
 
 
 def _annotated(text: str, mark: str, texts: Texts) -> str:

@@ -8,9 +8,12 @@ from dataclasses import fields, replace
 from typing import Any, TypeVar
 
 from .jsonline import RawNumber
-from .model import FAILED_STOP_REASONS, USAGE_COUNTERS, AssistantMessage, Block, Message, TextBlock, ToolCallBlock
+from .model import (
+    FAILED_STOP_REASONS, USAGE_COUNTERS, AssistantMessage, Block, Message, Modelled, TextBlock, ToolCallBlock,
+    is_one_of,
+)
 
-T = TypeVar("T")
+T = TypeVar("T", bound=Modelled)
 
 SILENT_REPLY = re.compile(r"\s*NO_REPLY\s*")
 """The runtime's silent-reply token, alone: an assistant text holding only it says nothing."""
@@ -38,7 +41,7 @@ def tool_calls(message: Message) -> tuple[ToolCallBlock, ...]:
 
 def is_failed(message: Message) -> bool:
     """An assistant turn that ended in `error` or `aborted`: its tool calls may be incomplete."""
-    return isinstance(message, AssistantMessage) and message.stop_reason in FAILED_STOP_REASONS
+    return isinstance(message, AssistantMessage) and is_one_of(message.stop_reason, FAILED_STOP_REASONS)
 
 
 def is_blank_text(block: Block) -> bool:

@@ -179,18 +179,18 @@ def _file_state(path: Path) -> tuple[int, int, int]:
 # Reading lines under the cap
 
 
-def _lines_of(handle: BinaryIO, cap: int) -> Iterator[tuple[int, bytes | None, Iterator[bytes] | None]]:
-    """(line number, line, None) per line; a line over `cap` bytes comes as (number, None, its bytes in
-    chunks), never joined into one object, and is skipped here if the caller does not read it."""
+def _lines_of(handle: BinaryIO, cap: int) -> Iterator[tuple[int, bytes | Iterator[bytes]]]:
+    """(line number, line) per line; a line over `cap` bytes comes as an iterator over its bytes in
+    chunks, never joined into one object, and is skipped here if the caller does not read it."""
     for number in count(1):
         pieces = _pieces_up_to(handle, cap)
         if not pieces:
             return
         if sum(map(len, pieces)) <= cap:
-            yield number, b"".join(pieces), None
+            yield number, b"".join(pieces)
             continue
         chunks = _chained(pieces, _rest_of_line(handle, pieces[-1]))
-        yield number, None, chunks
+        yield number, chunks
         for _ in chunks:
             pass
 
@@ -234,8 +234,8 @@ def _plan(path: Path, texts: Texts, cap: int) -> _Plan:
     scan = ResultScan()
     header_seen = False
     with open(path, "rb") as handle:
-        for number, line, unread in _lines_of(handle, cap):
-            if unread is not None:
+        for number, line in _lines_of(handle, cap):
+            if not isinstance(line, bytes):
                 if not header_seen:
                     raise _Refused(f"line {number} is over the {_size(cap)} line cap, so its header cannot be checked")
                 notes[OVER_LONG] += 1
@@ -272,9 +272,9 @@ def _fixed_bytes(path: Path, texts: Texts, cap: int, plan: _Plan, tally: Counter
     relink: dict[str, str] = {}
     header_seen = False
     with open(path, "rb") as handle:
-        for number, line, unread in _lines_of(handle, cap):
-            if unread is not None:
-                yield from unread
+        for number, line in _lines_of(handle, cap):
+            if not isinstance(line, bytes):
+                yield from line  # over the cap: copied unread
                 continue
             fix = fix_line(line, texts, relink)
             if fix.value is not None and not header_seen:

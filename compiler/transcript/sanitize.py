@@ -25,6 +25,17 @@ class SanitizeOptions:
 
 Step = Callable[[Transcript, p.Policy, SanitizeOptions], Transcript]
 
+
+def _rewrite_ids(messages: Transcript, policy: p.Policy, options: SanitizeOptions) -> Transcript:
+    """The policy's id form for every call and result; a policy without one (`ids` None) keeps the ids."""
+    if policy.ids is None:
+        return messages
+    return ids.rewrite_tool_call_ids(
+        messages, policy.ids, policy.keep_native_anthropic_ids, keep_native_kimi_ids=policy.keep_native_kimi_ids,
+        signed_thinking=policy.signed_thinking_replay, allowed_names=options.allowed_tool_names,
+    )
+
+
 STEPS: dict[str, Step] = {
     p.INTER_SESSION_MARKER: lambda m, _, o: provenance.mark_inter_session(m, o.texts),
     p.TRANSCRIPT_ONLY_ROWS: lambda m, _, o: normalize.drop_transcript_only_rows(m),
@@ -36,10 +47,7 @@ STEPS: dict[str, Step] = {
         m, o.allowed_tool_names, pol.signed_thinking_replay
     ),
     p.INCOMPLETE_REASONING_TURNS: lambda m, _, o: normalize.drop_incomplete_reasoning_turns(m),
-    p.TOOL_CALL_IDS: lambda m, pol, o: ids.rewrite_tool_call_ids(
-        m, pol.ids, pol.keep_native_anthropic_ids, keep_native_kimi_ids=pol.keep_native_kimi_ids,
-        signed_thinking=pol.signed_thinking_replay, allowed_names=o.allowed_tool_names,
-    ),
+    p.TOOL_CALL_IDS: _rewrite_ids,
     p.TOOL_RESULT_PAIRING: lambda m, pol, o: pairing.repair_pairing(
         m, pairing.RESPONSES_MISSING_RESULT if pol.responses_api else o.texts.missing_tool_result, o.texts
     ),

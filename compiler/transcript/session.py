@@ -76,16 +76,17 @@ def replay_messages(entries: tuple[Entry, ...]) -> Transcript:
     branch = active_branch(entries)
     cut = max((i for i, e in enumerate(branch) if e.type == "compaction"), default=None)
     if cut is None:
-        return tuple(e.message for e in branch if _replayed(e))
+        return _replayed(branch)
     compaction = branch[cut]
     first_kept = next((i for i, e in enumerate(branch[:cut]) if e.id == compaction.raw.get("firstKeptEntryId")), cut)
     kept = branch[first_kept:cut] + branch[cut + 1:]
     summary = CompactionSummary(summary=compaction.raw.get("summary"), timestamp=compaction.timestamp)
-    return (summary, *(e.message for e in kept if _replayed(e)))
+    return (summary, *_replayed(kept))
 
 
-def _replayed(entry: Entry) -> bool:
-    return entry.type == "message" and entry.message is not None
+def _replayed(entries: tuple[Entry, ...]) -> Transcript:
+    """The messages of the `message` entries, in order."""
+    return tuple(e.message for e in entries if e.type == "message" and e.message is not None)
 
 
 def active_branch(entries: tuple[Entry, ...]) -> tuple[Entry, ...]:

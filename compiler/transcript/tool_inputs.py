@@ -29,15 +29,14 @@ def validate_tool_call_inputs(
     as_is = replay_as_is(messages, allowed).turns if signed_thinking else frozenset()
     out: list[Message] = []
     for index, message in enumerate(messages):
-        if not tool_calls(message) or index in as_is:
+        if not isinstance(message, AssistantMessage) or not tool_calls(message) or index in as_is:
             out.append(message)
             continue
-        if signed_thinking:
-            message = _without_thinking(message)
-        blocks = message.content
-        kept = tuple(b for b in (_valid_call(b, message, allowed) for b in blocks) if b is not None)
+        turn = _without_thinking(message) if signed_thinking else message
+        blocks = blocks_of(turn)
+        kept = tuple(b for b in (_valid_call(b, turn, allowed) for b in blocks) if b is not None)
         unchanged = len(kept) == len(blocks) and all(a is b for a, b in zip(kept, blocks, strict=True))
-        out.extend([message if unchanged else replace(message, content=kept)] if kept else [])
+        out.extend([turn if unchanged else replace(turn, content=kept)] if kept else [])
     return tuple(out)
 
 
@@ -46,8 +45,9 @@ def _lowered(names: frozenset[str] | None) -> frozenset[str] | None:
 
 
 def _without_thinking(message: AssistantMessage) -> AssistantMessage:
-    kept = tuple(b for b in message.content if not isinstance(b, ThinkingBlock))
-    return message if len(kept) == len(message.content) else replace(message, content=kept)
+    blocks = blocks_of(message)
+    kept = tuple(b for b in blocks if not isinstance(b, ThinkingBlock))
+    return message if len(kept) == len(blocks) else replace(message, content=kept)
 
 
 def _valid_call(block: Block, message: AssistantMessage, allowed: frozenset[str] | None) -> Block | None:
@@ -115,7 +115,8 @@ def replay_as_is(messages: Transcript, allowed: frozenset[str] | None) -> Replay
         calls = tool_calls(message)
         if not calls or not any(isinstance(b, ThinkingBlock) for b in blocks_of(message)):
             continue
-        ids = [call.raw.get("id") for call in calls]
+        # When every call is as-is, every stored id is a string, so `ids` holds one per call.
+        ids = [stored for call in calls if isinstance(stored := call.raw.get("id"), str)]
         if all(_as_is(call, allowed) for call in calls) and _fresh(ids, reserved):
             turns.add(index)
             reserved.update(ids)

@@ -73,7 +73,7 @@ def strip_dangling_tool_calls(messages: Transcript, omitted_calls_text: str) -> 
     """Remove tool calls that no later result answers, then results whose call is gone."""
     out: list[Message] = []
     for index, message in enumerate(messages):
-        if not tool_calls(message):
+        if not isinstance(message, AssistantMessage) or not tool_calls(message):
             out.append(message)
             continue
         kept = _keep_answered_calls(message, answers_until_next_assistant(messages[index + 1:]), omitted_calls_text)
