@@ -264,9 +264,9 @@ def test_a_symlinked_out_replaces_the_directory_it_points_to(run_cli, small_args
 
 def test_check_passes_where_tokens_are_counted_another_way(run_cli, small_args, tmp_path, monkeypatch):
     out = tmp_path / "b"
-    monkeypatch.setattr(tokens, "count", len)  # "exact" counts, as with the `tokens` extra
+    monkeypatch.setattr(tokens, "count", lambda text, encoding=None: len(text))  # "exact" counts, as with the `tokens` extra
     assert run_cli(*small_args, "--out", out)[0] == 0
-    monkeypatch.setattr(tokens, "count", lambda _text: None)  # the extra missing: estimates
+    monkeypatch.setattr(tokens, "count", lambda _text, encoding=None: None)  # the extra missing: estimates
     code, out_text, _ = run_cli(*small_args, "--out", out, "--check")
     assert code == 0, out_text
     assert "is current" in out_text

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from .. import pipeline
+from .. import engine, pipeline
 from ..config import runfacts, yamlsrc
 from ..emit import context, payloads, tokens
 from ..errors import Location, PromptcError
@@ -137,8 +137,9 @@ def build(variants: Sequence[RunFacts], request: pipeline.Request) -> Built:
     its variants are not turns of a real session.
     """
     rows, stable, stable_tokens = [], {}, {}
+    compiler = engine.compiler_for(request)
     for run in variants:
-        prompt, _ = pipeline.compile_pending(dataclasses.replace(request, run=run))
+        prompt, _ = compiler.compile_pending(run)
         sha = prompt.stable_sha256
         if sha not in stable:
             stable[sha], stable_tokens[sha] = prompt.stable, context.token_count(prompt.stable)

@@ -28,6 +28,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "transcript": ("transcript", "repair or sanitise stored session transcripts"),
 }
 """Command name -> (module in this package, one-line help), in the order `--help` lists them."""
+COUNTS_TOKENS = frozenset({"context", "bundle"})
+"""Commands whose token encoding starts building in the background before they even load."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -74,7 +76,12 @@ def _dispatch(words: list[str]) -> int:
 
         print(f"promptc {version()}")
         return EXIT_OK
-    args = command_parser(_command_name(words[0])).parse_args(words[1:])
+    name = _command_name(words[0])
+    if name in COUNTS_TOKENS:
+        from ..emit import tokens
+
+        tokens.preload()
+    args = _parsed(name, tuple(words[1:]))
     if not hasattr(args, "handler"):
         raise UsageError(f"choose a {words[0]} command")
     code: int = args.handler(args)
@@ -99,6 +106,13 @@ def top_parser() -> argparse.ArgumentParser:
     for name, (_, summary) in COMMANDS.items():
         commands.add_parser(name, help=summary)
     return parser
+
+
+@functools.lru_cache(maxsize=32)
+def _parsed(name: str, words: tuple[str, ...]) -> argparse.Namespace:
+    """Parsed flags for one argument list: a process that runs `main` every turn parses the
+    same words once (parsing is a pure function of them; handlers never change `args`)."""
+    return command_parser(name).parse_args(words)
 
 
 @functools.cache

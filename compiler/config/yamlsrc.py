@@ -8,10 +8,13 @@ from typing import Any
 
 import yaml
 
+from .. import fsutil
 from ..errors import Location, PromptcError
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 """libyaml's parser when PyYAML was built with it (several times faster), else pure Python."""
+FAST_LOADER = _LOADER
+"""The same, for callers that need plain data without locations (`--set` values)."""
 
 
 @dataclass(frozen=True)
@@ -51,14 +54,20 @@ def parse(text: str, path: str, error: type[PromptcError] = PromptcError) -> Loc
 
 
 def load_file(path: Path, error: type[PromptcError] = PromptcError) -> Located:
-    """Read and parse a YAML or JSON file; unreadable files are raised as `error`."""
+    """Read and parse a YAML or JSON file; unreadable files are raised as `error`.
+
+    Only a regular file of at most fsutil.MAX_INPUT_BYTES is read: a FIFO or a device is
+    refused at once, never waited on or read without end.
+    """
+    return parse(decode(fsutil.read_input(path, error), path, error), str(path), error)
+
+
+def decode(data: bytes, path: Path, error: type[PromptcError] = PromptcError) -> str:
+    """A file's bytes as text (UTF-8, a BOM dropped); undecodable bytes are raised as `error`."""
     try:
-        text = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError as exc:
-        raise error("file not found", Location(str(path))) from exc
-    except (OSError, UnicodeDecodeError) as exc:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
         raise error(f"cannot read file: {exc}", Location(str(path))) from exc
-    return parse(text, str(path), error)
 
 
 MAX_VALUES = 100_000
