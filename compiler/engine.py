@@ -78,6 +78,16 @@ class Compiler:
         self._built = False
         self._sources.config_set()
 
+    @classmethod
+    def from_request(cls, request: Request, *, check_files: bool = True) -> Compiler:
+        """A Compiler for a request's fixed inputs (its run, session state and time are per turn)."""
+        return cls(
+            config_paths=request.config_paths, overrides=request.overrides, config_layers=request.config_layers,
+            workspace=request.workspace, template_dirs=request.template_dirs,
+            contribution_paths=request.contribution_paths, env=request.env, plugins=request.plugins,
+            platform=request.platform, check_files=check_files,
+        )  # fmt: skip
+
     def compile(self, run: RunFacts | None = None, *, session_state: str | Path | None = None,
                 now: str | None = None) -> Prompt:  # fmt: skip
         """This turn's prompt, with the workspace and session state recorded (as `compile_prompt`)."""
@@ -217,12 +227,7 @@ def compiler_for(request: Request) -> Compiler:
     with _COMPILERS_LOCK:
         compiler = None if key is None else _COMPILERS.get(key)
     if compiler is None:
-        compiler = Compiler(
-            config_paths=request.config_paths, overrides=request.overrides, config_layers=request.config_layers,
-            workspace=request.workspace, template_dirs=request.template_dirs,
-            contribution_paths=request.contribution_paths, env=request.env, plugins=request.plugins,
-            platform=request.platform,
-        )  # fmt: skip
+        compiler = Compiler.from_request(request)
         if key is not None:
             with _COMPILERS_LOCK:
                 _keep(key, compiler)

@@ -286,3 +286,20 @@ def test_directories_in_the_stable_dir_are_not_stable_files(run_cli, small_args,
     code, text, _ = run_cli(*small_args, "--out", out)
     assert code == 0
     assert "(0 stale removed)" in text
+
+
+def test_worker_processes_build_the_same_bundle_byte_for_byte(run_cli, bundle_args, tmp_path, monkeypatch):
+    from promptc import batch
+
+    serial = [*bundle_args[:-1], tmp_path / "serial"]
+    assert run_cli(*serial, "--jobs", "1")[0] == 0
+    monkeypatch.setattr(batch, "MIN_VARIANTS_PER_WORKER", 1)  # the 96 variants would fit one worker
+    code, out, _ = run_cli(*bundle_args[:-1], tmp_path / "parallel", "--jobs", "3")
+    assert code == 0 and "96 variants" in out
+    assert _files(tmp_path / "parallel") == _files(tmp_path / "serial")
+
+
+@pytest.mark.parametrize("jobs", ["0", "-1", "two"])
+def test_jobs_must_be_a_positive_whole_number(run_cli, bundle_args, jobs):
+    code, _, err = run_cli(*bundle_args, "--jobs", jobs)
+    assert code == 2 and "--jobs" in err and "a whole number of at least 1" in err

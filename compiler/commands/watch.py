@@ -166,7 +166,7 @@ def render_once(args: argparse.Namespace, previous: Prompt | None, changed: list
     try:
         request = common.request_from_args(args)
         if loop.compiler is None:
-            loop.compiler = _compiler(request)
+            loop.compiler = engine.Compiler.from_request(request, check_files=False)  # the watcher says what changed
         prompt = loop.compiler.compile(request.run, session_state=request.session_state, now=request.now)
     except PromptcError as exc:
         print(f"promptc: error: {exc}", file=sys.stderr, flush=True)
@@ -176,14 +176,6 @@ def render_once(args: argparse.Namespace, previous: Prompt | None, changed: list
     print(f"promptc: {trigger}{stable_summary(previous, prompt)}", file=sys.stderr, flush=True)
     return prompt
 
-
-
-def _compiler(request: pipeline.Request) -> engine.Compiler:
-    """A Compiler that trusts the watcher: it reads again only when told (`invalidate`)."""
-    return engine.Compiler(
-        config_paths=request.config_paths, overrides=request.overrides, workspace=request.workspace,
-        template_dirs=request.template_dirs, contribution_paths=request.contribution_paths, check_files=False,
-    )  # fmt: skip
 
 
 def stable_summary(previous: Prompt | None, prompt: Prompt) -> str:

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import errno
+import functools
 import hashlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, MutableMapping, Sequence
-
-import frontmatter as python_frontmatter  # the python-frontmatter distribution
 
 from .. import fsutil
 from ..freshness import Tracker
@@ -47,11 +46,19 @@ class _Walk:
     parsed: MutableMapping[str, tuple[Mapping[str, Any] | None, str | None]]
     allowed: tuple[str, ...]
     diagnostics: list[str] = field(default_factory=list)
-    directories_left: int = MAX_DIRECTORIES
-    skills_left: int = MAX_SKILLS
+    limits: dict[str, int] = field(default_factory=lambda: {"directories": MAX_DIRECTORIES, "SKILL.md files": MAX_SKILLS})
+    used: dict[str, int] = field(default_factory=dict)
 
-    def over(self, what: str, limit: int) -> None:
-        self.diagnostics.append(f"skills: stopped after {limit} {what} (the per-compile limit); the rest are not listed")
+    def exhausted(self) -> bool:
+        """Whether a limit was passed: nothing more is walked or read."""
+        return any(self.used.get(what, 0) > limit for what, limit in self.limits.items())
+
+    def spend(self, what: str) -> bool:
+        """Count one more directory or SKILL.md file; False past its limit (said once)."""
+        used = self.used[what] = self.used.get(what, 0) + 1
+        if used == self.limits[what] + 1:
+            self.diagnostics.append(f"skills: stopped after {self.limits[what]} {what} (the per-compile limit); the rest are not listed")
+        return used <= self.limits[what]
 
 
 @dataclass(frozen=True)
@@ -113,12 +120,12 @@ def _root_skills(root: Path, base_path: Path, walk: _Walk) -> Iterator[Skill]:
 def _walk(base: _Base, relative: str, depth: int, walk: _Walk, visited: set[tuple[int, int]]) -> Iterator[Skill]:
     """Depth-first, sorted; hidden dirs and node_modules skipped; link loops cut by identity."""
     path = base.path / relative
-    fd = _open_dir(base, relative, walk, depth)
+    fd = None if walk.exhausted() else _open_dir(base, relative, walk, depth)
     if fd is None:
         return
     try:
         info = os.fstat(fd)
-        if (info.st_dev, info.st_ino) in visited or not _spend_directory(walk):
+        if (info.st_dev, info.st_ino) in visited or not walk.spend("directories"):
             return
         visited.add((info.st_dev, info.st_ino))
         has_skill, children = _listing(os.scandir(fd), depth)
@@ -160,13 +167,6 @@ def _track_link(path: Path, tracker: Tracker) -> None:
         tracker.missing(str(path))
 
 
-def _spend_directory(walk: _Walk) -> bool:
-    walk.directories_left -= 1
-    if walk.directories_left == -1:
-        walk.over("directories", MAX_DIRECTORIES)
-    return walk.directories_left >= 0
-
-
 def _listing(entries: Iterator[os.DirEntry], depth: int) -> tuple[bool, tuple[str, ...]]:
     """(whether SKILL.md is here, the child directories to search, sorted)."""
     has_skill, children = False, []
@@ -198,10 +198,7 @@ def _searchable(entry: os.DirEntry) -> bool:
 def _read_skill(base: _Base, relative: str, walk: _Walk) -> Skill | None:
     """One SKILL.md as a Skill, or None with a diagnostic saying why it is skipped."""
     path = base.path / relative
-    walk.skills_left -= 1
-    if walk.skills_left < 0:
-        if walk.skills_left == -1:
-            walk.over("SKILL.md files", MAX_SKILLS)
+    if not walk.spend("SKILL.md files"):
         return None
     try:
         raw = _read_bytes(base, relative, walk)
@@ -254,7 +251,12 @@ def _skill_from(path: Path, raw: bytes, walk: _Walk) -> Skill | None:
     return Skill(name, description, str(path), version, metadata)
 
 
-_METADATA_BLOCK = python_frontmatter.YAMLHandler()
+@functools.cache
+def _metadata_block() -> Any:
+    """python-frontmatter's YAML block finder, imported only when a SKILL.md is read."""
+    import frontmatter as python_frontmatter  # the python-frontmatter distribution
+
+    return python_frontmatter.YAMLHandler()
 
 
 def skill_metadata(text: str) -> tuple[Mapping[str, Any] | None, str | None]:
@@ -264,10 +266,11 @@ def skill_metadata(text: str) -> tuple[Mapping[str, Any] | None, str | None]:
     here, because a skill contributes only its metadata (its version hashes the raw bytes). The
     block is read by the same safe YAML rules as workspace frontmatter.
     """
-    if not _METADATA_BLOCK.detect(text):
+    handler = _metadata_block()
+    if not handler.detect(text):
         return None, None
     try:
-        block, _ = _METADATA_BLOCK.split(text)
+        block, _ = handler.split(text)
     except ValueError:
         return None, "frontmatter opened on line 1 is never closed"
     return frontmatter.parse_block(block, frontmatter.FastLoader)
