@@ -1,8 +1,9 @@
 """Compile many run-fact variants with one warm Compiler per process, in worker processes.
 
-Where fork is available the parent compiles the first variant and then forks, so every worker
-starts with the parent's Compiler already warm (config, workspace, skills and templates read,
-the first stable part rendered). Elsewhere each worker builds its own from the request.
+Where fork is available (and no other thread runs) the parent compiles the first variant and
+then forks, so every worker starts with the parent's Compiler already warm (config, workspace,
+skills and templates read, the first stable part rendered). Elsewhere each worker builds its own
+from the request.
 Variants are handed out in contiguous chunks, so neighbours that share a stable part (they
 differ only in volatile facts) are usually rendered by the same Compiler, once.
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import threading
 from typing import Callable, Sequence, TypeVar
 
 from .engine import Compiler
@@ -44,7 +46,8 @@ def map_chunks(request: Request, variants: Sequence[RunFacts], work: Chunk[T], j
     if workers <= 1:
         return [work(compiler, variants)]
     chunks = _chunks(variants, workers * CHUNKS_PER_WORKER)
-    forking = "fork" in multiprocessing.get_all_start_methods()
+    # A fork copies locks held by other threads, never to be released in the child.
+    forking = "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
     if forking:
         compiler.compile_pending(variants[0])  # warm once here; every forked worker inherits it
     context = multiprocessing.get_context("fork" if forking else "spawn")

@@ -108,8 +108,8 @@ class Tracker:
         if data is None or not hasattr(os.environ, "encodekey"):
             return all(os.environ.get(name) == value for name, value in self.environment.items())
         if getattr(self, "_encoded", None) is None:
-            self._encoded = [(os.environ.encodekey(n), None if v is None else os.environ.encodevalue(v))
-                             for n, v in self.environment.items()]  # fmt: skip
+            encode_key, encode_value = getattr(os.environ, "encodekey"), getattr(os.environ, "encodevalue")
+            self._encoded = [(encode_key(n), None if v is None else encode_value(v)) for n, v in self.environment.items()]
         return all(data.get(key) == value for key, value in self._encoded or ())
 
     # ------------------------------------------------------------------ checking

@@ -155,9 +155,23 @@ def read_input(path: Path, error: type[PromptcError] = PromptcError, limit: int 
     return data
 
 
-def open_directory(path: str | Path) -> int:
-    """A descriptor for the directory at `path` (following links to it); the caller closes it."""
-    return os.open(path, _DIR_FLAGS)
+Identity = tuple[int, int]
+"""(device, inode): which directory a path led to when a compile resolved it."""
+
+
+def open_directory(path: str | Path, identity: Identity | None = None) -> int:
+    """A descriptor for the directory at `path` (following links to it); the caller closes it.
+
+    With `identity`, the directory must still be that one: a workspace swapped for another
+    (or for a link) after the compile resolved it is Refused, never read.
+    """
+    fd = os.open(path, _DIR_FLAGS)
+    if identity is not None:
+        info = os.fstat(fd)
+        if (info.st_dev, info.st_ino) != identity:
+            os.close(fd)
+            raise Refused("changed", "was replaced by another directory while it was being read")
+    return fd
 
 
 def path_spellings(path: str | Path, fd: int) -> tuple[str, ...]:
@@ -172,9 +186,28 @@ def path_spellings(path: str | Path, fd: int) -> tuple[str, ...]:
     return (given, real) if same and real != given else (given,)
 
 
-def open_below(root: str | Path, relative: str) -> int:
+def resolve_directory(path: str | Path) -> tuple[Path, os.stat_result]:
+    """The directory `path` leads to: its resolved path and its stat, taken together.
+
+    The directory is opened first and its resolved path checked to be that very directory and
+    no link, so a swap while this runs is an error (Refused, "changed"), never a path that
+    names one directory and an identity that names another. OSError when there is none.
+    """
+    fd = open_directory(path)
+    try:
+        opened = os.fstat(fd)
+        resolved = Path(os.path.realpath(path))
+        now = os.lstat(resolved)
+    finally:
+        os.close(fd)
+    if not stat.S_ISDIR(now.st_mode) or not os.path.samestat(now, opened):
+        raise Refused("changed", "was replaced by another directory while it was being read")
+    return resolved, opened
+
+
+def open_below(root: str | Path, relative: str, identity: Identity | None = None) -> int:
     """`open_beneath` from the directory at `root` (opened here and closed again)."""
-    fd = open_directory(root)
+    fd = open_directory(root, identity)
     try:
         return open_beneath(fd, relative, path_spellings(root, fd))
     finally:

@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Sequence, TypeVar
 
+from . import fsutil
 from .config import layers
 from .errors import Location, WorkspaceError
 from .freshness import LRU, Tracker
@@ -85,6 +86,7 @@ class Sources:
         self.env: Mapping[str, str] = LiveEnvironment(self.tracker) if self.fixed_env is None else self.fixed_env
         self._stages: dict[tuple, Any] = {}
         self._which: dict[str, str | None] = {}
+        self.identities: dict[str, fsutil.Identity] = {}
 
     @property
     def live_environment(self) -> bool:
@@ -117,12 +119,12 @@ class Sources:
     def _root(self, cfg: ResolvedConfig) -> Path:
         root = (self.workspace or Path(cfg.workspace)).expanduser()
         try:
-            info = os.stat(root)
-        except OSError:
-            info = None
-        if info is None or not os.path.isdir(root):
-            raise WorkspaceError("workspace directory not found", Location(str(root)))
-        resolved = root.resolve()
+            resolved, info = fsutil.resolve_directory(root)
+        except fsutil.Refused as refused:
+            raise WorkspaceError(f"workspace directory {refused.detail}", Location(str(root))) from refused
+        except OSError as error:  # absent, not a directory, a link loop
+            raise WorkspaceError("workspace directory not found", Location(str(root))) from error
+        self.identities[str(resolved)] = (info.st_dev, info.st_ino)  # every later open must find this one
         self.tracker.listing(str(resolved), info, None, lambda: None)  # it must stay a directory
         return resolved
 
@@ -140,11 +142,11 @@ class Sources:
 
     def workspace_state(self, root: Path) -> state.WorkspaceState:
         """`.promptc/workspace-state.json`."""
-        return self._stage(("state", str(root)), lambda: state.read_state(root, self.tracker))
+        return self._stage(("state", str(root)), lambda: state.read_state(root, self.tracker, self.identities.get(str(root))))
 
     def bootstrap_files(self, root: Path) -> tuple[WorkspaceFile, ...]:
         """The eight bootstrap files, read once."""
-        return self._stage(("files", str(root)), lambda: loader.load(root, self.tracker))
+        return self._stage(("files", str(root)), lambda: loader.load(root, self.tracker, self.identities.get(str(root))))
 
     def heartbeat_skip(self, text: str | None) -> bool:
         """Whether HEARTBEAT.md's text holds no task (parsed once per distinct text)."""
@@ -171,8 +173,8 @@ class Sources:
     def skills(self, cfg: ResolvedConfig, root: Path) -> SkillsBlock:
         """The agent's skills block: discovery, eligibility and the budgeted listing."""
         def compute() -> SkillsBlock:
-            return skills.build(cfg, root, env=self.env, which=self.which, platform=self.platform,
-                                tracker=self.tracker, parsed=self.skill_cache)  # fmt: skip
+            return skills.build(cfg, root, env=self.env, which=self.which, platform=self.platform, tracker=self.tracker,
+                                parsed=self.skill_cache, workspace_identity=self.identities.get(str(root)))  # fmt: skip
 
         return self._stage(("skills", cfg.agent_id, str(root)), compute)
 
@@ -218,8 +220,6 @@ class Sources:
                 self._record_file(path)
 
     def _record_file(self, path: str) -> None:
-        from . import fsutil
-
         try:
             data, info = fsutil.read_regular(path, fsutil.MAX_INPUT_BYTES)
         except (OSError, fsutil.Refused):

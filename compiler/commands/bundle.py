@@ -137,7 +137,8 @@ def build(variants: Sequence[RunFacts], request: pipeline.Request, jobs: int = 1
     and counted once per worker. A build writes no state files: its variants are not turns of
     a real session.
     """
-    rows, stable = [], {}
+    rows: list[dict[str, Any]] = []
+    stable: dict[str, str] = {}
     for chunk_rows, chunk_stable in batch.map_chunks(request, variants, _build_chunk, jobs):
         rows += chunk_rows
         stable.update((sha, text) for sha, text in chunk_stable.items() if sha not in stable)
@@ -147,7 +148,9 @@ def build(variants: Sequence[RunFacts], request: pipeline.Request, jobs: int = 1
 
 def _build_chunk(compiler: engine.Compiler, variants: Sequence[RunFacts]) -> tuple[list[dict[str, Any]], dict[str, str]]:
     """Rows for consecutive variants and the stable texts they use, in first-use order."""
-    rows, stable, stable_tokens = [], {}, {}
+    rows: list[dict[str, Any]] = []
+    stable: dict[str, str] = {}
+    stable_tokens: dict[str, int] = {}
     for run in variants:
         prompt, _ = compiler.compile_pending(run)
         sha = prompt.stable_sha256

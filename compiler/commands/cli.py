@@ -28,8 +28,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "transcript": ("transcript", "repair or sanitise stored session transcripts"),
 }
 """Command name -> (module in this package, one-line help), in the order `--help` lists them."""
-COUNTS_TOKENS = frozenset({"context", "bundle"})
-"""Commands whose token encoding starts building in the background before they even load."""
+
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -76,12 +75,7 @@ def _dispatch(words: list[str]) -> int:
 
         print(f"promptc {version()}")
         return EXIT_OK
-    name = _command_name(words[0])
-    if name in COUNTS_TOKENS:
-        from ..emit import tokens
-
-        tokens.preload()
-    args = _parsed(name, tuple(words[1:]))
+    args = _parsed(_command_name(words[0]), tuple(words[1:]))
     if not hasattr(args, "handler"):
         raise UsageError(f"choose a {words[0]} command")
     code: int = args.handler(args)

@@ -113,14 +113,8 @@ def describe(model: str | None = None) -> str:
     return f"estimate ({chosen.encoding.removesuffix('_base')}): {model} counts with its own tokenizer"
 
 
-def preload(name: str = ENCODING_NAME) -> None:
-    """Start building the encoding in the background: most of the work runs outside the GIL,
-    so a command that will count tokens gets it while it compiles."""
-    threading.Thread(target=_encoding, args=(name,), daemon=True, name=f"promptc-{name}").start()
-
-
 class _Encodings:
-    """Each encoding built once per process, also when a preload thread and a caller race."""
+    """Each encoding built once per process, also when threads ask for it at the same time."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()

@@ -50,16 +50,16 @@ class _Root:
 # --------------------------------------------------------------------------- bootstrap files
 
 
-def load(root: Path, tracker: Tracker | None = None) -> tuple[WorkspaceFile, ...]:
+def load(root: Path, tracker: Tracker | None = None, identity: fsutil.Identity | None = None) -> tuple[WorkspaceFile, ...]:
     """The bootstrap files of the workspace at `root`, in the fixed order; missing ones included.
 
     Names match exactly (case-sensitive, even on case-insensitive file systems), so the result
-    is the same on every platform. Raises WorkspaceError when `root` is not a directory.
-    `tracker` records what was read, for a later freshness check.
+    is the same on every platform. Raises WorkspaceError when `root` is not a directory, or not
+    the directory `identity` names. `tracker` records what was read, for a freshness check.
     """
     tracker = tracker or Tracker()
     root = Path(os.path.abspath(root))
-    fd = _open_root(root)
+    fd = _open_root(root, identity)
     try:
         entries = frozenset(os.listdir(fd)) & LISTED_NAMES
         tracker.listing(str(root), os.fstat(fd), entries, lambda: frozenset(os.listdir(root)) & LISTED_NAMES, LISTED_NAMES)
@@ -69,9 +69,11 @@ def load(root: Path, tracker: Tracker | None = None) -> tuple[WorkspaceFile, ...
         os.close(fd)
 
 
-def _open_root(root: Path) -> int:
+def _open_root(root: Path, identity: fsutil.Identity | None) -> int:
     try:
-        return fsutil.open_directory(root)
+        return fsutil.open_directory(root, identity)
+    except fsutil.Refused as refused:
+        raise WorkspaceError(f"workspace directory {refused.detail}", Location(str(root))) from refused
     except (FileNotFoundError, NotADirectoryError) as error:
         raise WorkspaceError(f"workspace directory not found: {root}", Location(str(root))) from error
     except OSError as error:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, MutableMapping, Sequence
 
 from .. import fsutil
+from ..errors import Location, WorkspaceError
 from ..freshness import Tracker
 from ..model import ResolvedConfig, Skill, SkillEntry, SkillsBlock
 from . import frontmatter
@@ -75,6 +76,7 @@ def discover(
     tracker: Tracker | None = None,
     *,
     bases: Sequence[Path | None] | None = None,
+    identities: Sequence[fsutil.Identity | None] | None = None,
     allowed: Sequence[str] = (),
     parsed: MutableMapping[str, tuple[Mapping[str, Any] | None, str | None]] | None = None,
 ) -> tuple[tuple[Skill, ...], tuple[str, ...]]:
@@ -82,20 +84,21 @@ def discover(
 
     A later root overrides an earlier one by name; within one root the first path in sorted
     order wins. A skill without a description is skipped with a diagnostic. Every file and
-    directory is opened below its base (`bases[i]`, default the root itself), so a link that
-    leads out of it is skipped unless it leads into one of the resolved `allowed` directories.
+    directory is opened below its base (`bases[i]`, default the root itself; when
+    `identities[i]` is given, the base must still be that directory), so a link that leads
+    out of it is skipped unless it leads into one of the resolved `allowed` directories.
     `parsed` caches frontmatter by content digest across calls.
     """
     walk = _Walk(tracker or Tracker(), parsed if parsed is not None else {}, tuple(allowed))
     by_name: dict[str, Skill] = {}
-    for root, base in zip(roots, bases or [None] * len(roots)):
-        by_name.update(_discover_root(Path(root), Path(base or root), walk))
+    for root, base, identity in zip(roots, bases or [None] * len(roots), identities or [None] * len(roots)):
+        by_name.update(_discover_root(Path(root), Path(base or root), identity, walk))
     return tuple(by_name[name] for name in sorted(by_name)), tuple(walk.diagnostics)
 
 
-def _discover_root(root: Path, base_path: Path, walk: _Walk) -> dict[str, Skill]:
+def _discover_root(root: Path, base_path: Path, identity: fsutil.Identity | None, walk: _Walk) -> dict[str, Skill]:
     found: dict[str, Skill] = {}
-    for skill in _root_skills(root, base_path, walk):
+    for skill in _root_skills(root, base_path, identity, walk):
         if skill.name in found:
             walk.diagnostics.append(f"{skill.location}: duplicate skill name {skill.name!r}; {found[skill.name].location} kept")
         else:
@@ -103,10 +106,12 @@ def _discover_root(root: Path, base_path: Path, walk: _Walk) -> dict[str, Skill]
     return found
 
 
-def _root_skills(root: Path, base_path: Path, walk: _Walk) -> Iterator[Skill]:
+def _root_skills(root: Path, base_path: Path, identity: fsutil.Identity | None, walk: _Walk) -> Iterator[Skill]:
     root, base_path = Path(os.path.abspath(root)), Path(os.path.abspath(base_path))
     try:
-        fd = fsutil.open_directory(base_path)
+        fd = fsutil.open_directory(base_path, identity)
+    except fsutil.Refused as refused:
+        raise WorkspaceError(f"workspace directory {refused.detail}", Location(str(base_path))) from refused
     except OSError:
         walk.tracker.missing(str(base_path))
         return
@@ -391,6 +396,7 @@ def build(
     platform: str,
     tracker: Tracker | None = None,
     parsed: MutableMapping[str, tuple[Mapping[str, Any] | None, str | None]] | None = None,
+    workspace_identity: fsutil.Identity | None = None,
 ) -> SkillsBlock:
     """The `<available_skills>` block for this agent and every skill's fate.
 
@@ -402,8 +408,9 @@ def build(
     workspace_root = Path(os.path.abspath(workspace_root))
     extra = [Path(directory) for directory in cfg.skills.extra_dirs]
     found, diagnostics = discover(
-        extra + [workspace_root / "skills"], tracker, bases=[*extra, workspace_root], allowed=allowed_targets(cfg), parsed=parsed
-    )
+        extra + [workspace_root / "skills"], tracker, bases=[*extra, workspace_root],
+        identities=[*[None] * len(extra), workspace_identity], allowed=allowed_targets(cfg), parsed=parsed,
+    )  # fmt: skip
     diagnostics += tuple(f"{d}: skills.load.extraDirs entry is not a directory" for d in extra if not d.is_dir())
     diagnostics += tuple(
         f"{s.location}: lists {requirement_count(s)} requirements (at most {MAX_REQUIREMENTS}); skill not eligible"

@@ -48,14 +48,14 @@ def state_path(root: Path) -> Path:
     return Path(root) / STATE_RELATIVE_PATH
 
 
-def read_state(root: Path, tracker: Tracker | None = None) -> WorkspaceState:
+def read_state(root: Path, tracker: Tracker | None = None, identity: fsutil.Identity | None = None) -> WorkspaceState:
     """The workspace's setup state; the default (nothing seeded) when there is no state file.
 
     The file is opened below the workspace directory (a link out of it is refused, as for the
     bootstrap files); anything but a small regular file is a WorkspaceError.
     """
     path = state_path(root)
-    data = _parse_json(_read_state_file(Path(root), tracker or Tracker()), path, "workspace state")
+    data = _parse_json(_read_state_file(Path(root), tracker or Tracker(), identity), path, "workspace state")
     if data is None:
         return WorkspaceState()
     return WorkspaceState(
@@ -144,10 +144,10 @@ def template_text(name: str) -> str:
 # --------------------------------------------------------------------------- JSON state files
 
 
-def _read_state_file(root: Path, tracker: Tracker) -> bytes | None:
+def _read_state_file(root: Path, tracker: Tracker, identity: fsutil.Identity | None) -> bytes | None:
     path = str(state_path(root))
     try:
-        fd = fsutil.open_below(root, str(STATE_RELATIVE_PATH))
+        fd = fsutil.open_below(root, str(STATE_RELATIVE_PATH), identity)
         try:
             data, info = fsutil.read_open(fd, MAX_STATE_BYTES)
         finally:
