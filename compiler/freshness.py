@@ -227,6 +227,13 @@ class LRU(MutableMapping[K, V]):
         self._items.move_to_end(key)
         return value
 
+    def get(self, key: K, default: V | None = None) -> V | None:  # type: ignore[override]
+        """The value for `key` (now the most recent), or `default`; the hot path of every cache."""
+        value = self._items.get(key, default)
+        if value is not default:
+            self._items.move_to_end(key)
+        return value
+
     def __setitem__(self, key: K, value: V) -> None:
         self._items[key] = value
         self._items.move_to_end(key)

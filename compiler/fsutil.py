@@ -214,6 +214,21 @@ def open_below(root: str | Path, relative: str, identity: Identity | None = None
         os.close(fd)
 
 
+def open_child(parent_fd: int, name: str, *, directory: bool = False) -> int | None:
+    """`name` in the directory `parent_fd`, opened only when it is no symlink (so it is below
+    whatever `parent_fd` is below); None when it is one, for `open_beneath` to follow."""
+    try:
+        return os.open(name, (_DIR_FLAGS if directory else _READ_FLAGS) | _NOFOLLOW, dir_fd=parent_fd)
+    except OSError as exc:
+        if exc.errno not in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
+            raise
+        try:
+            os.readlink(name, dir_fd=parent_fd)
+        except OSError:
+            raise exc from None
+        return None
+
+
 def open_beneath(root_fd: int, relative: str, root_paths: tuple[str, ...], *, directory: bool = False,
                  allowed: tuple[str, ...] = ()) -> int:  # fmt: skip
     """Open `relative` (a file, or a directory) below the directory `root_fd` without leaving it.

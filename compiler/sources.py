@@ -24,12 +24,18 @@ from .errors import Location, WorkspaceError
 from .freshness import LRU, Tracker
 from .model import ResolvedConfig, SkillsBlock, WorkspaceFile
 from .sections import catalogue, providers, render
-from .workspace import budget, loader, skills, state
+from .workspace import budget, loader, quicklook, skills, state
 
 T = TypeVar("T")
 
 PARSE_CACHE_SIZE = 2 * skills.MAX_SKILLS
 """Distinct SKILL.md contents, config files and section files remembered across rebuilds."""
+
+
+def _parsed_empty(text: str) -> bool:
+    from .workspace import heartbeat  # markdown-it is imported only when a quick look cannot tell
+
+    return heartbeat.is_effectively_empty(text)
 
 
 class LiveEnvironment(Mapping[str, str]):
@@ -154,9 +160,7 @@ class Sources:
             return False
         cached = self.heartbeat_cache.get(text)
         if cached is None:
-            from .workspace import heartbeat  # markdown-it is imported only when there is a file to parse
-
-            cached = self.heartbeat_cache[text] = heartbeat.is_effectively_empty(text)
+            cached = self.heartbeat_cache[text] = not quicklook.has_task(text) and _parsed_empty(text)
         return cached
 
     def seen_signatures(self, session_state: Path | None) -> tuple[str, ...] | None:

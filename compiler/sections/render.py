@@ -7,19 +7,23 @@ stable parts.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, Hashable, Mapping, Sequence
+from typing import Any, Callable, Hashable, Mapping, Sequence
 
 import jinja2
+from jinja2 import meta, nodes
+from jinja2.environment import TemplateExpression
+from jinja2.parser import Parser
 
 from ..errors import Location, TemplateError
 from ..freshness import LRU
 from ..model import RenderedSection
 from .catalogue import SectionSpec, Selection
 from .text import neutralise, normalise
-from .variables import VOLATILE, Contexts
+from .variables import STABLE, VOLATILE, Contexts
 
 JOIN = "\n\n"
 
@@ -57,19 +61,29 @@ ENV = make_environment()
 Side = tuple[tuple[RenderedSection, ...], tuple[tuple[str, bool, str], ...]]
 STABLE_CACHE_SIZE = 32
 TEMPLATE_CACHE_SIZE = 512
+SECTION_CACHE_SIZE = 1024
+_ABSENT = ("absent",)
+"""Stands in a section key for a variable its side does not have (the render then fails)."""
 
 
 class Renderer:
-    """Renders sections with templates compiled once and the most recent stable parts kept.
+    """Renders sections with templates compiled once, the most recent stable parts kept, and
+    each section's output kept for the values of the variables it reads.
 
     A stable part is keyed on the selected sections (their sources included), the marker and
-    the whole stable context, so a hit is byte-identical to a fresh render by construction.
+    the whole stable context; a section on the variables its template and gate name (a section
+    is self-contained: no includes, and the globals are constants). Either way a hit is
+    byte-identical to a fresh render by construction.
     """
 
-    def __init__(self, stable_cache_size: int = STABLE_CACHE_SIZE) -> None:
+    def __init__(self, stable_cache_size: int = STABLE_CACHE_SIZE, bytecode_cache: bool = True) -> None:
         self.env = make_environment()
+        self.bytecode = _bytecode_cache() if bytecode_cache else None
         self.templates: LRU[tuple[str, str], jinja2.Template] = LRU(TEMPLATE_CACHE_SIZE)
         self.gates: LRU[str, Any] = LRU(TEMPLATE_CACHE_SIZE)
+        self.reads: LRU[tuple, tuple[str, ...]] = LRU(TEMPLATE_CACHE_SIZE)
+        self.seen: LRU[tuple, bool] = LRU(TEMPLATE_CACHE_SIZE)
+        self.sections: LRU[tuple, tuple[RenderedSection | None, str]] = LRU(SECTION_CACHE_SIZE)
         self.stable: LRU[tuple, Side] = LRU(stable_cache_size)
 
     def render(self, selections: Sequence[Selection], contexts: Contexts, marker: str, mode: str) -> Rendered:
@@ -95,11 +109,45 @@ class Renderer:
         rendered: list[RenderedSection] = []
         outline: list[tuple[str, bool, str]] = []
         for selection in selections:
-            section, why = _render_one(self, selection, context, marker)
+            section, why = self._section(selection, context, marker)
             outline.append((selection.spec.id, section is not None, why))
             if section is not None:
                 rendered.append(section)
         return tuple(rendered), tuple(outline)
+
+    def _section(self, selection: Selection, context: Mapping[str, Any], marker: str) -> tuple[RenderedSection | None, str]:
+        """One section, rendered again only when a variable it reads has a new value."""
+        spec = selection.spec
+        if not selection.active:
+            return None, selection.reason
+        names = self._reads(spec)
+        if names is None:
+            return _render_one(self, selection, context, marker)
+        values = tuple(freeze(context.get(name, _ABSENT)) for name in names)
+        key = (spec.path, spec.source, spec.when, spec.side, selection.reason, selection.override, marker, values)
+        found = self.sections.get(key)
+        if found is None:
+            found = self.sections[key] = _render_one(self, selection, context, marker)
+        return found
+
+    def _reads(self, spec: SectionSpec) -> tuple[str, ...] | None:
+        """The variables a section's template and gate name, sorted; None the first time a
+        section is rendered (finding them means parsing it again: worth it only once a section
+        is rendered a second time, and a one-shot command never does)."""
+        key = (spec.path, spec.source, spec.when)
+        names = self.reads.get(key)
+        if names is None and key not in self.seen:
+            self.seen[key] = True
+            return None
+        if names is None:
+            try:
+                found = meta.find_undeclared_variables(self.env.parse(spec.source))
+                if spec.when:
+                    found |= meta.find_undeclared_variables(self.env.parse("{% if " + spec.when + " %}{% endif %}"))
+            except jinja2.TemplateSyntaxError:
+                found = set(VOLATILE) | set(STABLE)  # the render reports the error; key on everything
+            names = self.reads[key] = tuple(sorted(found))
+        return names
 
     def gate_passes(self, spec: SectionSpec, context: Mapping[str, Any]) -> bool:
         """Evaluate a section's `when` expression against the context of its side."""
@@ -107,7 +155,7 @@ class Renderer:
         try:
             expression = self.gates.get(when)
             if expression is None:
-                expression = self.gates[when] = self.env.compile_expression(when, undefined_to_none=False)
+                expression = self.gates[when] = self._expression(when)
             return bool(expression(**context))
         except jinja2.TemplateSyntaxError as exc:
             raise TemplateError(f"invalid 'when' expression: {exc.message}", spec.location("when")) from exc
@@ -134,24 +182,77 @@ class Renderer:
         key = (spec.path, spec.source)
         template = self.templates.get(key)
         if template is None:
-            code = self.env.compile(spec.source, name=spec.path, filename=spec.path)
+            code = self._code(spec.path, spec.source, lambda: self.env.compile(spec.source, name=spec.path, filename=spec.path))
             template = self.templates[key] = self.env.template_class.from_code(self.env, code, self.env.make_globals(None))
         return template
+
+    def _expression(self, when: str) -> TemplateExpression:
+        """What `Environment.compile_expression(when, undefined_to_none=False)` gives, with its
+        code kept in the bytecode cache like a template's."""
+        def compile_it() -> Any:
+            parser = Parser(self.env, when, state="variable")
+            expression = parser.parse_expression()
+            if not parser.stream.eos:
+                raise jinja2.TemplateSyntaxError("chunk after expression", parser.stream.current.lineno, None, None)
+            expression.set_environment(self.env)
+            body = [nodes.Assign(nodes.Name("result", "store"), expression, lineno=1)]
+            return self.env.compile(nodes.Template(body, lineno=1))
+
+        code = self._code(f"<when {when}>", when, compile_it)
+        return TemplateExpression(self.env.template_class.from_code(self.env, code, self.env.make_globals(None)), False)
+
+    def _code(self, name: str, source: str, compile_it: Callable[[], Any]) -> Any:
+        """Compiled code for a source, from Jinja's bytecode cache when an earlier process left
+        it there (a cold `promptc render` then skips most of Jinja's compiler)."""
+        bucket = None
+        if self.bytecode is not None:
+            with contextlib.suppress(OSError, EOFError, ValueError):
+                bucket = self.bytecode.get_bucket(self.env, name, name, source)
+        if bucket is not None and bucket.code is not None:
+            return bucket.code
+        code = compile_it()
+        if bucket is not None:
+            bucket.code = code
+            with contextlib.suppress(OSError):
+                self.bytecode.set_bucket(bucket)  # type: ignore[union-attr]
+        return code
 
 
 def render(selections: Sequence[Selection], contexts: Contexts, marker: str, mode: str) -> Rendered:
     """Render with nothing kept (a Compiler keeps a Renderer instead)."""
-    return Renderer().render(selections, contexts, marker, mode)
+    return Renderer(bytecode_cache=False).render(selections, contexts, marker, mode)
+
+
+def _bytecode_cache() -> jinja2.BytecodeCache | None:
+    """Jinja's own file cache of compiled templates, in its private per-user directory in the
+    temp dir (Jinja refuses a directory anyone else owns or could write); None when that
+    cannot be had. Entries are keyed on the exact source and Jinja's and Python's versions."""
+    try:
+        return jinja2.FileSystemBytecodeCache()
+    except (OSError, RuntimeError):
+        return None
+
+
+_PLAIN = frozenset({str, int, float, type(None)})
 
 
 def freeze(value: Any) -> Hashable:
-    """A render context as a hashable key: mappings and lists become tuples, sets frozensets."""
-    if isinstance(value, Mapping):
-        return tuple(sorted((key, freeze(item)) for key, item in value.items()))
-    if isinstance(value, (list, tuple)):
-        return tuple(freeze(item) for item in value)
+    """A render context as a hashable key: mappings and lists become tuples, sets frozensets,
+    and a bool is tagged (True == 1 would otherwise make two contexts one key). Called for
+    every turn's contexts, so exact types are tested first."""
+    kind = type(value)
+    if kind in _PLAIN:
+        return value
+    if kind is bool:
+        return ("bool", value)
+    if kind is list or kind is tuple:
+        return tuple(map(freeze, value))
+    if kind is dict or isinstance(value, Mapping):
+        return tuple((key, freeze(value[key])) for key in sorted(value))
     if isinstance(value, (set, frozenset)):
         return frozenset(value)
+    if isinstance(value, (list, tuple)):
+        return tuple(map(freeze, value))
     return value
 
 
@@ -175,7 +276,7 @@ def _render_one(
 
 def _source_label(spec: SectionSpec) -> str:
     """Built-ins are named by file name only, so reports do not depend on the install path."""
-    return f"builtin:{Path(spec.path).name}" if spec.origin == "builtin" else spec.path
+    return f"builtin:{os.path.basename(spec.path)}" if spec.origin == "builtin" else spec.path
 
 
 def _undefined_message(spec: SectionSpec, exc: jinja2.UndefinedError) -> str:

@@ -122,10 +122,12 @@ def _root_skills(root: Path, base_path: Path, identity: fsutil.Identity | None, 
         os.close(fd)
 
 
-def _walk(base: _Base, relative: str, depth: int, walk: _Walk, visited: set[tuple[int, int]]) -> Iterator[Skill]:
-    """Depth-first, sorted; hidden dirs and node_modules skipped; link loops cut by identity."""
+def _walk(base: _Base, relative: str, depth: int, walk: _Walk, visited: set[tuple[int, int]],
+          parent: int | None = None) -> Iterator[Skill]:  # fmt: skip
+    """Depth-first, sorted; hidden dirs and node_modules skipped; link loops cut by identity.
+    A child that is no link is opened from its parent's descriptor; a link, from the base."""
     path = base.path / relative
-    fd = None if walk.exhausted() else _open_dir(base, relative, walk, depth)
+    fd = None if walk.exhausted() else _open_dir(base, relative, walk, depth, parent)
     if fd is None:
         return
     try:
@@ -136,22 +138,23 @@ def _walk(base: _Base, relative: str, depth: int, walk: _Walk, visited: set[tupl
         has_skill, children = _listing(os.scandir(fd), depth)
         walk.tracker.listing(str(path), info, (has_skill, children), lambda: _listing(os.scandir(path), depth))
         if has_skill:
-            skill = _read_skill(base, f"{relative}/{SKILL_FILE}", walk)
+            skill = _read_skill(base, f"{relative}/{SKILL_FILE}", walk, fd)
             if skill is not None:
                 yield skill
         for child in children:
-            yield from _walk(base, f"{relative}/{child}", depth + 1, walk, visited)
+            yield from _walk(base, f"{relative}/{child}", depth + 1, walk, visited, fd)
     except OSError as error:
         walk.diagnostics.append(f"{path}: cannot be listed ({error.strerror or error}); skipped")
     finally:
         os.close(fd)
 
 
-def _open_dir(base: _Base, relative: str, walk: _Walk, depth: int) -> int | None:
+def _open_dir(base: _Base, relative: str, walk: _Walk, depth: int, parent: int | None) -> int | None:
     """The directory below `base`, or None (absent at the top; else skipped with a diagnostic)."""
     path = base.path / relative
     try:
-        return fsutil.open_beneath(base.fd, relative, base.spellings, directory=True, allowed=walk.allowed)
+        fd = None if parent is None else fsutil.open_child(parent, os.path.basename(relative), directory=True)
+        return fd if fd is not None else fsutil.open_beneath(base.fd, relative, base.spellings, directory=True, allowed=walk.allowed)
     except FileNotFoundError:
         walk.tracker.missing(str(path))
     except fsutil.Refused as refused:
@@ -200,13 +203,13 @@ def _searchable(entry: os.DirEntry) -> bool:
         return False
 
 
-def _read_skill(base: _Base, relative: str, walk: _Walk) -> Skill | None:
+def _read_skill(base: _Base, relative: str, walk: _Walk, directory: int) -> Skill | None:
     """One SKILL.md as a Skill, or None with a diagnostic saying why it is skipped."""
     path = base.path / relative
     if not walk.spend("SKILL.md files"):
         return None
     try:
-        raw = _read_bytes(base, relative, walk)
+        raw = _read_bytes(base, relative, walk, directory)
     except fsutil.Refused as refused:
         walk.diagnostics.append(_refusal(path, refused))
         return None
@@ -217,9 +220,11 @@ def _read_skill(base: _Base, relative: str, walk: _Walk) -> Skill | None:
     return _skill_from(path, raw, walk)
 
 
-def _read_bytes(base: _Base, relative: str, walk: _Walk) -> bytes:
+def _read_bytes(base: _Base, relative: str, walk: _Walk, directory: int) -> bytes:
     path = str(base.path / relative)
-    fd = fsutil.open_beneath(base.fd, relative, base.spellings, allowed=walk.allowed)
+    fd = fsutil.open_child(directory, SKILL_FILE)
+    if fd is None:
+        fd = fsutil.open_beneath(base.fd, relative, base.spellings, allowed=walk.allowed)
     try:
         try:
             data, info = fsutil.read_open(fd, MAX_SKILL_BYTES)
