@@ -118,16 +118,36 @@ def median_ms(action: Callable[[], object], count: int, warmup: int = 5) -> floa
     return statistics.median(times) * 1000
 
 
-def wall_ms(argv: list[str], env: dict[str, str] | None = None) -> tuple[float, int]:
-    """Wall time of one process and its peak RSS in KiB."""
+def paired_ms(first: Callable[[], object], second: Callable[[], object], count: int) -> tuple[float, float]:
+    """Medians of two actions run in alternation, so a busy moment of the machine hits both."""
+    for _ in range(5):
+        first()
+        second()
+    times: tuple[list[float], list[float]] = ([], [])
+    for _ in range(max(5, count)):
+        for action, bucket in ((first, times[0]), (second, times[1])):
+            started = time.perf_counter()
+            action()
+            bucket.append(time.perf_counter() - started)
+    return statistics.median(times[0]) * 1000, statistics.median(times[1]) * 1000
+
+
+def wall_ms(argv: list[str], env: dict[str, str] | None = None) -> float:
+    """Wall time of one process."""
     started = time.perf_counter()
-    process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
-    _, status, usage = os.wait4(process.pid, 0)
-    elapsed = (time.perf_counter() - started) * 1000
-    process.returncode = os.waitstatus_to_exitcode(status)
-    if process.returncode != 0:
-        raise SystemExit(f"failed: {' '.join(argv)}: {process.stderr.read().decode() if process.stderr else ''}")
-    return elapsed, usage.ru_maxrss
+    done = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    if done.returncode != 0:
+        raise SystemExit(f"failed: {' '.join(argv)}: {done.stderr.decode()}")
+    return (time.perf_counter() - started) * 1000
+
+
+def peak_rss_mib(argv: list[str], env: dict[str, str]) -> float | None:
+    """Peak RSS of one run, as GNU time reports it (a fork of this process would report ours)."""
+    if not Path("/usr/bin/time").exists():
+        return None
+    done = subprocess.run(["/usr/bin/time", "-f", "%M", *argv], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, text=True)
+    lines = done.stderr.strip().splitlines()
+    return int(lines[-1]) / 1024 if done.returncode == 0 and lines and lines[-1].isdigit() else None
 
 
 def row(what: str, value: float, baseline: float | None, baseline_label: str, target: float | None = None, unit: str = "ms") -> None:
@@ -171,14 +191,13 @@ def warm_turns(scratch: Path, reps: float, openclaw_dir: str | None) -> None:
         config = config_for(workspace, scratch)
         for title, options, target in (("default check", {}, 0.5), ("stat sweep only", {"notify": False}, None),
                                        ("check_files=False", {"check_files": False}, 0.25)):  # fmt: skip
-            compiler = Compiler(config_paths=[config])
-            compiler_options = Compiler(config_paths=[config], **options) if options else compiler
-            repeat = median_ms(lambda: compiler_options.compile_pending(run), int(600 * reps))
+            compiler = Compiler(config_paths=[config], **options)
+            repeat = median_ms(lambda: compiler.compile_pending(run), int(600 * reps))
             fresh = iter(others * 4)
-            new_facts = median_ms(lambda: compiler_options.compile_pending(next(fresh)), int(600 * reps))
+            new_facts = median_ms(lambda: compiler.compile_pending(next(fresh)), int(600 * reps))
             row(f"{name}: warm repeat turn, {title}", repeat, openclaw, label, target if targeted else None)
             row(f"{name}: warm turn with new volatile facts, {title}", new_facts, openclaw, label)
-            del compiler
+            compiler.close()
 
 
 # --------------------------------------------------------------------------- in-process CLI
@@ -204,10 +223,9 @@ def cli_in_process(scratch: Path, reps: float) -> None:
             with contextlib.redirect_stdout(sink):
                 cli.main(argv)
 
-        measured = median_ms(render, int(2000 * reps))
         text = Compiler(config_paths=[config_for(workspace, scratch)]).compile(_facts_of(run_file)).text
         template, values, parts = _precompiled(text, workspace)
-        jinja_ms = median_ms(lambda: template.render(**values), int(2000 * reps))
+        measured, jinja_ms = paired_ms(render, lambda: template.render(**values), int(3000 * reps))
         join_ms = median_ms(lambda: "".join(parts), int(2000 * reps))
         row(f"{name}: cli.main(['render', ...]) repeat, in process", measured, jinja_ms, "precompiled Jinja", 6.0)
         row(f"{name}: the same text by str.join of its parts", join_ms, jinja_ms, "precompiled Jinja")
@@ -256,19 +274,18 @@ def cold_start(scratch: Path, reps: float) -> None:
         commands["render okbest"] = [python, "-m", "promptc", "render", "--workspace", str(okbest)]
         commands["context okbest"] = [python, "-m", "promptc", "context", "--workspace", str(okbest)]
     times: dict[str, list[float]] = {name: [] for name in commands}
-    peaks: dict[str, int] = {}
     for _ in range(max(5, int(15 * reps))):
         for name, argv in commands.items():  # interleaved, so a busy moment hits every command alike
-            elapsed, peak = wall_ms(argv, env)
-            times[name].append(elapsed)
-            peaks[name] = max(peaks.get(name, 0), peak)
+            times[name].append(wall_ms(argv, env))
     median = {name: statistics.median(values) for name, values in times.items()}
     row("cold `promptc render` (example)", median["render example"], median["bare"], 'bare `python -c "import jinja2, yaml"`', 2.0)
     if "render okbest" in median:
         row("cold `promptc render` (okbest2024-backup)", median["render okbest"], median["bare"], "bare imports", 2.0)
         row("cold `promptc context` with tokens (okbest2024-backup)", median["context okbest"], median["render okbest"], "cold render", 1.5)
-    for name, peak in peaks.items():
-        ROWS.append(Row(f"peak RSS, {name}", f"{peak / 1024:.1f} MiB", "", None))
+    for name, argv in commands.items():
+        peak = peak_rss_mib(argv, env)
+        if peak is not None:
+            ROWS.append(Row(f"peak RSS, {name}", f"{peak:.1f} MiB", "", None))
 
 
 # --------------------------------------------------------------------------- growth
@@ -344,11 +361,13 @@ def bundle(scratch: Path) -> None:
     matrix.write_text(MATRIX)
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     base = [sys.executable, "-m", "promptc", "bundle", "--matrix", str(matrix), "--config", str(config)]
-    serial, _ = wall_ms([*base, "--out", str(scratch / "bundle1"), "--jobs", "1"], env)
-    parallel, peak = wall_ms([*base, "--out", str(scratch / "bundle2"), "--jobs", "2"], env)
+    serial = wall_ms([*base, "--out", str(scratch / "bundle1"), "--jobs", "1"], env)
+    parallel = wall_ms([*base, "--out", str(scratch / "bundle2"), "--jobs", "2"], env)
     row(f"1,000-variant bundle, --jobs 2 ({workspace.name})", parallel / 1000, 5.0, "target", 1.0, unit="s")
     row("1,000-variant bundle, --jobs 1", serial / 1000, parallel / 1000, "--jobs 2", unit="s")
-    ROWS.append(Row("peak RSS, bundle --jobs 2 (parent)", f"{peak / 1024:.1f} MiB", "", None))
+    peak = peak_rss_mib([*base, "--out", str(scratch / "bundle3"), "--jobs", "1"], env)
+    if peak is not None:
+        ROWS.append(Row("peak RSS, bundle --jobs 1", f"{peak:.1f} MiB", "", None))
 
 
 # --------------------------------------------------------------------------- report

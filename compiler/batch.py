@@ -25,7 +25,7 @@ Chunk = Callable[[Compiler, Sequence[RunFacts]], T]
 
 MIN_VARIANTS_PER_WORKER = 32
 """Below this many variants per worker, starting processes costs more than it saves."""
-CHUNKS_PER_WORKER = 4
+CHUNKS_PER_WORKER = 2
 
 
 def default_jobs() -> int:

@@ -139,6 +139,7 @@ def build(variants: Sequence[RunFacts], request: pipeline.Request, jobs: int = 1
     """
     rows: list[dict[str, Any]] = []
     stable: dict[str, str] = {}
+    tokens.count("")  # build the encoding here, once: forked workers inherit it
     for chunk_rows, chunk_stable in batch.map_chunks(request, variants, _build_chunk, jobs):
         rows += chunk_rows
         stable.update((sha, text) for sha, text in chunk_stable.items() if sha not in stable)
