@@ -1,47 +1,57 @@
 """promptc: compile agent system prompts from section templates, config and workspace files.
 
-    from promptc import Request, RunFacts, compile_prompt
-    prompt = compile_prompt(Request(run=RunFacts(channel="telegram"), workspace=Path("ws")))
+    from promptc import Compiler, RunFacts
+    compiler = Compiler(config_paths=["config.yaml"], workspace="ws")   # once
+    prompt = compiler.compile(RunFacts(channel="telegram"))            # every turn
     prompt.stable, prompt.volatile, prompt.text
 
-Provider payloads are plain dicts to splat into the SDK calls (`to_anthropic`, `to_openai`,
+`compile_prompt(Request(...))` does the same through a small cache of Compilers. Provider
+payloads are plain dicts to splat into the SDK calls (`to_anthropic`, `to_openai`,
 `to_responses`, `to_bedrock`); `context_report` is the `promptc context` document as data.
+
+Names are imported on first use (PEP 562), so `import promptc` costs almost nothing and a
+command loads only what it needs.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import importlib
+from typing import TYPE_CHECKING, Any
 
-from .config.runfacts import load as load_run_facts
-from .emit.context import report as context_report
-from .emit.payloads import to_anthropic, to_bedrock, to_json, to_openai, to_responses, to_text
-from .errors import Location, PromptcError
-from .model import ContextFile, Prompt, RunFacts, Sandbox, Tool
-from .pipeline import Request, StateUpdate, compile_pending, compile_prompt
+if TYPE_CHECKING:
+    from .config.runfacts import load as load_run_facts
+    from .emit.context import report as context_report
+    from .emit.payloads import to_anthropic, to_bedrock, to_json, to_openai, to_responses, to_text
+    from .engine import Compiler, compile_pending, compile_prompt
+    from .errors import Location, PromptcError
+    from .model import ContextFile, Prompt, RunFacts, Sandbox, Tool
+    from .pipeline import Request, StateUpdate
 
-__all__ = [
-    "ContextFile",
-    "Location",
-    "Prompt",
-    "PromptcError",
-    "Request",
-    "RunFacts",
-    "Sandbox",
-    "StateUpdate",
-    "Tool",
-    "__version__",
-    "compile_pending",
-    "compile_prompt",
-    "context_report",
-    "load_run_facts",
-    "to_anthropic",
-    "to_bedrock",
-    "to_json",
-    "to_openai",
-    "to_responses",
-    "to_text",
-    "version",
-]
+_EXPORTS: dict[str, tuple[str, str]] = {
+    "Compiler": ("engine", "Compiler"),
+    "ContextFile": ("model", "ContextFile"),
+    "Location": ("errors", "Location"),
+    "Prompt": ("model", "Prompt"),
+    "PromptcError": ("errors", "PromptcError"),
+    "Request": ("pipeline", "Request"),
+    "RunFacts": ("model", "RunFacts"),
+    "Sandbox": ("model", "Sandbox"),
+    "StateUpdate": ("pipeline", "StateUpdate"),
+    "Tool": ("model", "Tool"),
+    "compile_pending": ("engine", "compile_pending"),
+    "compile_prompt": ("engine", "compile_prompt"),
+    "context_report": ("emit.context", "report"),
+    "load_run_facts": ("config.runfacts", "load"),
+    "to_anthropic": ("emit.payloads", "to_anthropic"),
+    "to_bedrock": ("emit.payloads", "to_bedrock"),
+    "to_json": ("emit.payloads", "to_json"),
+    "to_openai": ("emit.payloads", "to_openai"),
+    "to_responses": ("emit.payloads", "to_responses"),
+    "to_text": ("emit.payloads", "to_text"),
+}
+"""Public name -> (module below promptc, attribute)."""
+
+__all__ = sorted([*_EXPORTS, "__version__", "version"])
 
 
 def version() -> str:
@@ -55,8 +65,17 @@ def version() -> str:
 
 
 def __getattr__(name: str) -> Any:
-    # `__version__` is looked up lazily: reading distribution metadata costs milliseconds that a
-    # runtime importing promptc on every start should not pay unless it asks.
+    # `__version__` is looked up lazily too: reading distribution metadata costs milliseconds that
+    # a runtime importing promptc on every start should not pay unless it asks.
     if name == "__version__":
         return version()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module, attribute = _EXPORTS[name]
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), attribute)
+    globals()[name] = value  # later lookups are plain attribute reads
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

@@ -1,20 +1,23 @@
-"""The whole compiler in one short function: each line is one stage and one module."""
+"""The whole compiler in one short function (`run_stages`): each line is one stage and one module.
+
+`compile_pending` runs it once with nothing kept; `promptc.Compiler` (compiler/engine.py) runs it
+with the file-reading stages kept between turns.
+"""
 
 from __future__ import annotations
 
-import os
-import shutil
-import sys
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable, Mapping
+from typing import Mapping
 
 from .config import layers
-from .errors import Location, RunFactsError, UsageError, WorkspaceError
-from .model import LoadedWorkspace, Prompt, ResolvedConfig, RunFacts
+from .errors import RunFactsError, UsageError
+from .model import LoadedWorkspace, Prompt, ResolvedConfig, RunFacts, SkillsBlock
 from .sections import catalogue, harness, providers, render, variables
-from .workspace import budget, facts, filters, heartbeat, loader, skills, state
+from .sources import Sources
+from .workspace import budget, filters, state
+
 
 @dataclass(frozen=True)
 class Request:
@@ -85,96 +88,90 @@ class StateUpdate:
 
 
 def compile_prompt(request: Request) -> Prompt:
-    """Compile, then record workspace and session state (the API for a runtime's every turn)."""
+    """Compile once, then record workspace and session state; nothing is kept for a next turn
+    (a runtime compiling every turn wants `promptc.compile_prompt` or a `promptc.Compiler`)."""
     prompt, update = compile_pending(request)
     update.write()
     return prompt
 
 
 def compile_pending(request: Request) -> tuple[Prompt, StateUpdate]:
-    """Run every stage in order; nothing is written, the state changes are returned instead."""
-    configs = layers.load(request.config_paths, request.overrides, request.config_layers)
-    cfg = layers.resolve(configs, agent=request.run.agent)
-    root = _workspace_root(cfg, request)
-    before = state.read_state(root)
-    files = loader.load(root)
-    now = request.now or datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    after = state.next_state(before, bootstrap_present=_present(files, "BOOTSTRAP.md"), now=now)
-    files = filters.apply(
-        files, cfg, request.run, setup_complete=after.setup_complete, workspace=root, plugins=request.plugins
-    )
-    loaded, seen = _budget_and_skills(files, cfg, request, root)
-    extra = [providers.load_file(p) for p in request.contribution_paths]
-    contribution = providers.resolve(cfg, request.run, extra, plugins=request.plugins)
-    mode = request.run.effective_mode
-    specs = catalogue.discover([*request.template_dirs, *cfg.template_dirs])
-    selected = catalogue.select(specs, mode, dict(contribution.section_overrides))
-    routed = harness.route(loaded, request.run)
-    shown_dir = _display_workspace(configs, cfg, request, root)
-    contexts = variables.build(cfg, request.run, routed, contribution, shown_dir)
-    rendered = render.render(selected, contexts, cfg.boundary_marker, mode)
-    notes = configs.notes + _workspace_notes(shown_dir, root)
-    prompt = _assemble(rendered, cfg, request.run, loaded, notes)
+    """One pass through every stage with nothing kept; the state changes are returned."""
+    return run_stages(sources_for(request), request.run, request.session_state, request.now)
+
+
+def sources_for(request: Request) -> Sources:
+    """File-reading stages for the request's fixed inputs (everything but the turn)."""
+    return Sources(
+        config_paths=request.config_paths, overrides=request.overrides, config_layers=request.config_layers,
+        workspace=request.workspace, template_dirs=request.template_dirs,
+        contribution_paths=request.contribution_paths, env=request.env, plugins=request.plugins,
+        platform=request.platform,
+    )  # fmt: skip
+
+
+def run_stages(src: Sources, run: RunFacts, session_state: Path | None = None, now: str | None = None) -> tuple[Prompt, StateUpdate]:
+    """Run every stage in order; each line is one stage and one module. `src` serves the stages
+    that read files and remembers what they read. `none` mode reads no workspace at all."""
+    cfg = src.config(run.agent)
+    root, mode = src.workspace_root(cfg), run.effective_mode
+    reads_workspace = mode != "none"  # a none-mode prompt is one line: no files, no skills
+    before = src.workspace_state(root) if reads_workspace else state.WorkspaceState()
+    files = src.bootstrap_files(root) if reads_workspace else ()
+    after = state.next_state(before, bootstrap_present=_present(files, "BOOTSTRAP.md"), now=now or _utc_now())
+    if reads_workspace:
+        files = filters.apply(files, cfg, run, setup_complete=after.setup_complete, workspace=root, plugins=src.plugins)
+    loaded, seen = _workspace_half(src, files, cfg, root, session_state, skills=reads_workspace)
+    contribution = providers.resolve(cfg, run, src.contributions(), plugins=src.plugins)
+    selected = catalogue.select(src.sections(cfg), mode, dict(contribution.section_overrides))
+    routed = harness.route(loaded, run)
+    shown_dir = src.shown_workspace(cfg, root)
+    contexts = variables.build(cfg, run, routed, contribution, shown_dir)
+    rendered = src.renderer.render(selected, contexts, cfg.boundary_marker, mode)
+    notes = src.config_set().notes + _workspace_notes(shown_dir, root)
+    prompt = _assemble(rendered, cfg, run, loaded, notes)
     changed = after if after != before else None
-    return prompt, StateUpdate(root, changed, request.session_state, seen)
+    return prompt, StateUpdate(root, changed, session_state, seen)
+
+
+def _utc_now() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 # --------------------------------------------------------------------------- workspace stage
-
-
-def _workspace_root(cfg: ResolvedConfig, request: Request) -> Path:
-    root = (request.workspace or Path(cfg.workspace)).expanduser()
-    if not root.is_dir():
-        raise WorkspaceError("workspace directory not found", Location(str(root)))
-    return root.resolve()
 
 
 def _present(files, name: str) -> bool:
     return any(f.name == name and f.status != "missing" for f in files)
 
 
-def _budget_and_skills(files, cfg: ResolvedConfig, request: Request, root: Path) -> tuple[LoadedWorkspace, tuple | None]:
+def _workspace_half(
+    src: Sources, files, cfg: ResolvedConfig, root: Path, session_state: Path | None, *, skills: bool
+) -> tuple[LoadedWorkspace, tuple | None]:
     context_files = budget.apply(files, cfg.budgets)
     signature = budget.signature(context_files, cfg.budgets)
-    show, seen = budget.notice_decision(cfg.budgets, signature, request.session_state)
-    env = dict(os.environ if request.env is None else request.env)
-    which = _which(env)
-    block = skills.build(cfg, root, env=env, which=which, platform=request.platform or sys.platform)
+    previous = src.seen_signatures(session_state)
+    decision = budget.decide_notice(cfg.budgets.warning, signature, previous)
+    block = src.skills(cfg, root) if skills else SkillsBlock("")
     hb = next((f for f in files if f.name == "HEARTBEAT.md" and f.content is not None), None)
     loaded = LoadedWorkspace(
         root=str(root),
         files=context_files,
         skills=block,
-        heartbeat_skip=heartbeat.is_effectively_empty(hb.content if hb else None),
-        show_truncation_notice=show,
+        heartbeat_skip=src.heartbeat_skip(hb.content if hb else None),
+        show_truncation_notice=decision.show,
         truncation_signature=signature,
         diagnostics=tuple(d for f in files for d in f.diagnostics) + block.diagnostics,
-        facts=facts.probe(root),
+        facts=src.workspace_facts(root),
     )
-    return loaded, seen
-
-
-def _which(env: Mapping[str, str]) -> Callable[[str], str | None]:
-    path = env.get("PATH", "")
-    return lambda name: shutil.which(name, path=path)
+    # Writing the same signatures again would only make the file look changed to the next turn.
+    return loaded, None if decision.seen == previous else decision.seen
 
 
 def _workspace_notes(shown_dir: str, root: Path) -> tuple[str, ...]:
     if shown_dir == str(root):
         return ()
     return (f"the prompt names the workspace {shown_dir} (agents.defaults.workspace); its files were read from {root}",)
-
-
-def _display_workspace(configs: layers.ConfigSet, cfg: ResolvedConfig, request: Request, root: Path) -> str:
-    """The directory the model is told about.
-
-    `--workspace` says where to read the files on this machine; an explicitly configured
-    `agents.defaults.workspace` says where the agent sees them at run time, and wins.
-    """
-    origin = layers.explain(configs, "agents.defaults.workspace", cfg.agent_id).origin
-    if request.workspace is None or origin.label == "defaults":
-        return str(root)
-    return cfg.workspace
 
 
 # --------------------------------------------------------------------------- result

@@ -269,9 +269,9 @@ def test_a_symlinked_out_replaces_the_directory_it_points_to(run_cli, small_args
 
 def test_check_passes_where_tokens_are_counted_another_way(run_cli, small_args, tmp_path, monkeypatch):
     out = tmp_path / "b"
-    monkeypatch.setattr(tokens, "count", len)  # "exact" counts, as with the `tokens` extra
+    monkeypatch.setattr(tokens, "count", lambda text, encoding=None: len(text))  # "exact" counts, as with the `tokens` extra
     assert run_cli(*small_args, "--out", out)[0] == 0
-    monkeypatch.setattr(tokens, "count", lambda _text: None)  # the extra missing: estimates
+    monkeypatch.setattr(tokens, "count", lambda _text, encoding=None: None)  # the extra missing: estimates
     code, out_text, _ = run_cli(*small_args, "--out", out, "--check")
     assert code == 0, out_text
     assert "is current" in out_text
@@ -332,3 +332,20 @@ def test_a_bundle_written_before_the_marker_existed_is_still_replaced(run_cli, s
     code, _, err = run_cli(*small_args, "--out", out)
     assert code == 0, err
     assert (out / ".promptc-bundle").is_file()
+
+
+def test_worker_processes_build_the_same_bundle_byte_for_byte(run_cli, bundle_args, tmp_path, monkeypatch):
+    from promptc import batch
+
+    serial = [*bundle_args[:-1], tmp_path / "serial"]
+    assert run_cli(*serial, "--jobs", "1")[0] == 0
+    monkeypatch.setattr(batch, "MIN_VARIANTS_PER_WORKER", 1)  # the 96 variants would fit one worker
+    code, out, _ = run_cli(*bundle_args[:-1], tmp_path / "parallel", "--jobs", "3")
+    assert code == 0 and "96 variants" in out
+    assert _files(tmp_path / "parallel") == _files(tmp_path / "serial")
+
+
+@pytest.mark.parametrize("jobs", ["0", "-1", "two"])
+def test_jobs_must_be_a_positive_whole_number(run_cli, bundle_args, jobs):
+    code, _, err = run_cli(*bundle_args, "--jobs", jobs)
+    assert code == 2 and "--jobs" in err and "a whole number of at least 1" in err

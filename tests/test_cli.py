@@ -132,3 +132,26 @@ def test_an_undecodable_file_name_in_a_warning_still_gives_valid_utf8_output(run
     assert code == 0, err
     warnings = json.loads(out.read_bytes().decode("utf-8"))["warnings"]
     assert any("skills/\ufffd/SKILL.md" in w for w in warnings)
+
+
+def test_render_loads_only_what_it_needs(make_workspace):
+    """Issue 12: no markdown-it without a HEARTBEAT.md, no transcript, token, image or test code,
+    no importlib.metadata without plugins, no change watcher for a one-shot command."""
+    import subprocess
+    import sys
+
+    ws = make_workspace({"AGENTS.md": "Rules.\n"})
+    code = (
+        "import io, sys, contextlib\n"
+        "from promptc.commands import cli\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    assert cli.main(['render', '--workspace', {str(ws)!r}]) == 0\n"
+        "print(' '.join(sorted(sys.modules)))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    loaded = set(done.stdout.split())
+    assert "promptc.commands.render" in loaded  # the probe saw the command run
+    never = {"markdown_it", "promptc.transcript", "promptc.workspace.heartbeat", "tiktoken", "bpe_openai", "PIL",
+             "hypothesis", "importlib.metadata", "ctypes", "promptc.inotify", "frontmatter", "promptc.commands.lint"}  # fmt: skip
+    assert loaded & never == set()

@@ -305,8 +305,10 @@ def test_openclaw_json_is_read_as_json5_and_its_other_settings_are_one_note(writ
     assert notes == [
         f"{path}: OpenClaw settings promptc does not use were accepted unchecked: gateway, channels,"
         " agents.defaults.model, agents.defaults.models.openai/gpt-5.5.params,"
-        " agents.defaults.heartbeat.every, agents.list[0].identity and 3 more"
+        " agents.defaults.heartbeat.every, agents.list[0].identity and 2 more"
     ]
+    # skills.load.allowSymlinkTargets is a key promptc reads, so it is checked, not noted.
+    assert cfg.lookup("skills.load.allowSymlinkTargets") == ("/opt/skills",)
 
 
 @pytest.mark.parametrize(

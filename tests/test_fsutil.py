@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import threading
@@ -162,3 +163,120 @@ def test_a_state_file_write_replaces_a_symlink_instead_of_writing_through_it(tmp
     write_text_atomic(planted, "{}\n")
     assert not planted.is_symlink() and planted.read_text() == "{}\n"
     assert outside.read_text() == "precious"
+
+
+# --------------------------------------------------------------------------- safe reads (issue 14.5)
+
+
+def _within_seconds(action, seconds: float = 5.0):
+    """Run `action` in a thread; fail (instead of hanging the suite) if it does not return."""
+    import threading
+
+    result: dict[str, object] = {}
+
+    def run() -> None:
+        try:
+            result["value"] = action()
+        except BaseException as error:  # noqa: BLE001 - handed back to the test
+            result["error"] = error
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert not thread.is_alive(), "the read blocked"
+    return result
+
+
+def test_a_fifo_is_refused_at_once_instead_of_blocking(tmp_path):
+    from promptc.fsutil import Refused, read_regular
+
+    fifo = tmp_path / "config.yaml"
+    os.mkfifo(fifo)
+    outcome = _within_seconds(lambda: read_regular(fifo, 1000))
+    assert isinstance(outcome.get("error"), Refused) and outcome["error"].reason == "not a regular file"
+
+
+def test_a_link_to_dev_zero_is_refused_without_reading_it(tmp_path):
+    from promptc.fsutil import Refused, read_regular
+
+    link = tmp_path / "run.yaml"
+    link.symlink_to("/dev/zero")
+    with pytest.raises(Refused, match="not a regular file"):
+        read_regular(link, 1000)
+
+
+def test_a_file_over_the_cap_is_refused(tmp_path):
+    from promptc.fsutil import Refused, read_input, read_regular
+
+    big = tmp_path / "big.yaml"
+    big.write_bytes(b"x" * 1001)
+    with pytest.raises(Refused, match="1001 bytes"):
+        read_regular(big, 1000)
+    with pytest.raises(TranscriptError, match="cannot read file: it is 1001 bytes"):
+        read_input(big, TranscriptError, limit=1000)
+    assert read_regular(big, 1001)[0] == b"x" * 1001
+
+
+@pytest.mark.parametrize("flag", ["--config", "--run", "--contributions", "--session-state"])
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero"])
+def test_every_user_named_input_refuses_fifos_and_devices_with_one_line(run_cli, make_workspace, tmp_path, flag, kind):
+    target = tmp_path / "input.yaml"
+    if kind == "fifo":
+        os.mkfifo(target)
+    else:
+        target.symlink_to("/dev/zero")
+    args = ["render", "--workspace", make_workspace({"SOUL.md": "s" * 50}), flag, target]
+    if flag == "--session-state":  # read only when the warning mode asks for it
+        args += ["--set", "agents.defaults.bootstrapMaxChars=10", "--set", "agents.defaults.bootstrapPromptTruncationWarning=once"]
+    outcome = _within_seconds(lambda: run_cli(*args))
+    code, out, err = outcome["value"]
+    assert code == 2 and out == ""
+    assert err.startswith(f"promptc: error: {target}") and "not a regular file" in err
+    assert len(err.splitlines()) == 1
+
+
+def test_open_beneath_follows_links_inside_and_refuses_links_out(tmp_path):
+    from promptc.fsutil import Refused, open_beneath, open_directory, path_spellings
+
+    root = tmp_path / "ws"
+    (root / "notes").mkdir(parents=True)
+    (root / "notes" / "soul.md").write_text("inside")
+    (tmp_path / "secret.md").write_text("outside")
+    (root / "relative.md").symlink_to("notes/soul.md")
+    (root / "absolute.md").symlink_to(root / "notes" / "soul.md")
+    (root / "escape.md").symlink_to("../secret.md")
+    (root / "escape-abs.md").symlink_to(tmp_path / "secret.md")
+    (root / "loop.md").symlink_to("loop.md")
+    fd = open_directory(root)
+    try:
+        spellings = path_spellings(root, fd)
+        for name in ("relative.md", "absolute.md"):
+            handle = open_beneath(fd, name, spellings)
+            assert os.read(handle, 100) == b"inside"
+            os.close(handle)
+        for name in ("escape.md", "escape-abs.md"):
+            with pytest.raises(Refused) as refused:
+                open_beneath(fd, name, spellings)
+            assert refused.value.reason == "outside workspace"
+        with pytest.raises(OSError) as looped:
+            open_beneath(fd, "loop.md", spellings)
+        assert looped.value.errno == errno.ELOOP
+    finally:
+        os.close(fd)
+
+
+def test_open_beneath_may_enter_an_allowed_directory(tmp_path):
+    from promptc.fsutil import open_beneath, open_directory, path_spellings
+
+    root, shared = tmp_path / "ws", tmp_path / "shared"
+    root.mkdir()
+    shared.mkdir()
+    (shared / "a.md").write_text("shared text")
+    (root / "link.md").symlink_to(shared / "a.md")
+    fd = open_directory(root)
+    try:
+        handle = open_beneath(fd, "link.md", path_spellings(root, fd), allowed=(str(shared),))
+        assert os.read(handle, 100) == b"shared text"
+        os.close(handle)
+    finally:
+        os.close(fd)

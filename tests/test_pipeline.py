@@ -172,3 +172,24 @@ def test_truncation_notice_has_no_numbers(make_workspace):
     notice = next(s.text for s in prompt.sections if s.id == "bootstrap_notice")
     assert not any(ch.isdigit() for ch in notice)
     assert any("SOUL.md" in w and "5000" in w for w in prompt.warnings)  # the numbers go to warnings
+
+
+def test_none_mode_reads_no_workspace_and_reports_nothing_injected(run_cli, make_workspace):
+    # Issue 10.3: a none-mode prompt is one line, so no file and no skill may be reported as in it.
+    ws = make_workspace({"AGENTS.md": "a" * 5000, "MEMORY.md": "m" * 900, "skills/s/SKILL.md": "---\nname: s\ndescription: S\n---\n"})
+    code, out, _ = run_cli("render", "--workspace", ws, "--mode", "none", "--format", "json")
+    data = json.loads(out)
+    assert code == 0 and data["mode"] == "none"
+    assert data["files"] == [] and data["skills"] == []
+    assert "a" * 50 not in data["text"]
+    code, report, _ = run_cli("context", "--workspace", ws, "--mode", "none")
+    assert code == 0 and "Skills: 0 listed, 0 not listed" in report
+    assert "AGENTS.md" not in report
+
+
+def test_none_mode_leaves_the_setup_state_alone(run_cli, tmp_path):
+    ws = tmp_path / "new"
+    run_cli("init", ws)
+    (ws / "BOOTSTRAP.md").unlink()
+    compile_prompt(Request(run=RunFacts(mode="none"), workspace=ws, now="2026-11-30T00:00:00Z"))
+    assert "setupCompletedAt" not in (ws / ".promptc" / "workspace-state.json").read_text()

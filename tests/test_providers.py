@@ -112,7 +112,7 @@ def test_entry_point_plugins_contribute(monkeypatch, make_workspace):
     from promptc.sections import providers
 
     entry = metadata.EntryPoint("demo", f"{__name__}:plugin_contribution", providers.ENTRY_POINT_GROUP)
-    monkeypatch.setattr(providers.metadata, "entry_points", lambda group: [entry] if group == providers.ENTRY_POINT_GROUP else [])
+    monkeypatch.setattr(metadata, "entry_points", lambda group: [entry] if group == providers.ENTRY_POINT_GROUP else [])
     providers.installed_plugins.cache_clear()
     try:
         prompt = compile_prompt(Request(workspace=make_workspace({})))

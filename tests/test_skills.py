@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import re
-from xml.etree import ElementTree
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 from hypothesis import given, settings
@@ -15,6 +15,8 @@ from promptc.model import SkillsConfig
 from promptc.workspace import skills
 from tests import strategies
 from tests.factories import make_config, write_files
+
+from conftest import CORPUS
 
 ALL_BINS = {"git": "/usr/bin/git", "jq": "/usr/bin/jq"}
 
@@ -341,3 +343,86 @@ def test_control_characters_in_a_skill_name_are_replaced_not_passed_through(tmp_
     block = build(tmp_path)
     assert "<name>a\ufffdb\ufffdc\ufffdd</name>" in block.text
     ElementTree.fromstring(block.text)
+
+
+# --------------------------------------------------------------------------- links and loops (issue 14.8)
+
+
+def test_symlink_loops_under_skills_are_cut_and_the_compile_goes_on(tmp_path: Path) -> None:
+    write_files(tmp_path, {"skills/a/SKILL.md": skill_md("a", "A")})
+    (tmp_path / "skills/a/up").symlink_to("..")  # a directory loop
+    (tmp_path / "skills/self").symlink_to("self")  # ELOOP on open
+    block = build(tmp_path)
+    assert listed_names(block) == ["a"]  # the loop through `up` is walked once, `self` skipped
+
+
+@pytest.mark.parametrize("target", ["/", "/proc"])
+def test_a_skills_link_to_a_system_directory_is_refused_with_a_diagnostic(tmp_path: Path, target: str) -> None:
+    (tmp_path / "skills").symlink_to(target)
+    block = build(tmp_path)
+    assert block.entries == () and block.text == ""
+    assert any("outside" in d and "allowSymlinkTargets" in d for d in block.diagnostics)
+
+
+def _outside_skill(tmp_path: Path) -> tuple[Path, Path]:
+    outside = write_files(tmp_path / "elsewhere", {"far/SKILL.md": skill_md("far", "Far away")})
+    ws = write_files(tmp_path / "ws", {"AGENTS.md": "x"})
+    (ws / "skills").mkdir()
+    return ws, outside
+
+
+def test_a_skill_dir_or_skill_file_linked_outside_the_workspace_is_not_listed(tmp_path: Path) -> None:
+    ws, outside = _outside_skill(tmp_path)
+    (ws / "skills/dir-link").symlink_to(outside / "far")
+    (ws / "skills/file-link").mkdir()
+    (ws / "skills/file-link/SKILL.md").symlink_to(outside / "far/SKILL.md")
+    block = build(ws)
+    assert block.entries == ()
+    assert sum("outside its root" in d for d in block.diagnostics) == 2
+
+
+def test_allow_symlink_targets_lets_a_deliberate_link_through(tmp_path: Path) -> None:
+    ws, outside = _outside_skill(tmp_path)
+    (ws / "skills/dir-link").symlink_to(outside / "far")
+    cfg = make_config(tree={"skills": {"load": {"allowSymlinkTargets": [str(outside)]}}})
+    assert listed_names(build(ws, cfg)) == ["far"]
+
+
+def test_links_inside_the_workspace_are_followed(tmp_path: Path) -> None:
+    ws = write_files(tmp_path, {"library/tidy/SKILL.md": skill_md("tidy", "Tidies")})
+    (ws / "skills").mkdir()
+    (ws / "skills/tidy").symlink_to(ws / "library/tidy")
+    assert listed_names(build(ws)) == ["tidy"]
+
+
+# --------------------------------------------------------------------------- caps (issue 14.9)
+
+
+def test_a_skill_with_too_many_requirements_is_ineligible_and_said_so(tmp_path: Path) -> None:
+    bins = "[" + ", ".join(f"tool{i}" for i in range(skills.MAX_REQUIREMENTS + 1)) + "]"
+    write_files(tmp_path, {"skills/big/SKILL.md": skill_md("big", "Big", f"metadata: {{requires: {{bins: {bins}}}}}")})
+    checked: list[str] = []
+    block = build(tmp_path, which=lambda name: checked.append(name) or "/bin/" + name)
+    assert listed_names(block) == [] and checked == []  # not one binary looked up
+    assert block.entries[0].reason.startswith("ineligible: too many requirements")
+    assert any(f"at most {skills.MAX_REQUIREMENTS}" in d for d in block.diagnostics)
+
+
+def test_discovery_stops_at_its_caps_with_a_diagnostic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write_files(tmp_path, {f"skills/s{i}/SKILL.md": skill_md(f"s{i}", "S") for i in range(5)})
+    monkeypatch.setattr(skills, "MAX_SKILLS", 3)
+    block = build(tmp_path)
+    assert listed_names(block) == ["s0", "s1", "s2"]
+    assert any("stopped after 3 SKILL.md files" in d for d in block.diagnostics)
+    monkeypatch.setattr(skills, "MAX_SKILLS", 100)
+    monkeypatch.setattr(skills, "MAX_DIRECTORIES", 3)  # skills/, s0, s1
+    block = build(tmp_path)
+    assert listed_names(block) == ["s0", "s1"]
+    assert any("stopped after 3 directories" in d for d in block.diagnostics)
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpus is not present in this checkout")
+def test_no_corpus_workspace_reaches_a_cap() -> None:
+    for folder in sorted(p for p in CORPUS.iterdir() if p.is_dir()):
+        block = skills.build(make_config(), folder, env={}, which=lambda name: None, platform="linux")
+        assert not any("per-compile limit" in d or "requirements (at most" in d for d in block.diagnostics), folder.name

@@ -51,6 +51,60 @@ def test_encoding_is_built_without_the_network(monkeypatch: pytest.MonkeyPatch) 
 def test_without_the_extra_counts_are_none_and_reports_say_estimate(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(tokens, "_encoding", lambda: None)
+    monkeypatch.setattr(tokens, "_encoding", lambda name=None: None)
     assert tokens.count("hello world") is None
     assert "estimate" in tokens.describe()
+
+
+SAMPLES = ["hello world", "Größe: 12 345 — ünïcödé\n\n```py\nx = 1\n```", "😀 emoji and 漢字, tabs\tand  spaces  ", "<|endoftext|> is text here"]
+
+
+@pytest.mark.skipif(not EXTRA_INSTALLED, reason="the tokens extra is not installed")
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # bpe_openai's own resource loading
+@pytest.mark.parametrize("encoding", ["o200k_base", "cl100k_base"])
+def test_counts_agree_with_the_tokenizer_that_ships_the_ranks(encoding: str) -> None:
+    import bpe_openai
+
+    reference = bpe_openai.get_encoding(encoding)
+    for text in SAMPLES:
+        assert tokens.count(text, encoding) == len(reference.encode_ordinary(text)), text
+
+
+@pytest.mark.parametrize(
+    ("model", "encoding", "exact"),
+    [
+        ("openai/gpt-5.5", "o200k_base", True),
+        ("openai/gpt-4o", "o200k_base", True),
+        ("openai/gpt-4", "cl100k_base", True),
+        ("gpt-3.5-turbo", "cl100k_base", True),
+        ("anthropic/claude-sonnet-4-5", "o200k_base", False),
+        ("google/gemini-2.5-pro", "o200k_base", False),
+        ("openai/text-davinci-003", "o200k_base", False),  # p50k is not shipped
+        ("mistral-large", "o200k_base", False),
+    ],
+)
+def test_each_model_is_counted_with_its_own_encoding_or_labelled_an_estimate(model: str, encoding: str, exact: bool) -> None:
+    assert tokens.method(model) == tokens.Method(encoding, exact)
+    if EXTRA_INSTALLED:
+        label = tokens.describe(model)
+        assert label.startswith(f"exact ({encoding}") if exact else label.startswith("estimate (o200k)")
+
+
+def test_the_context_report_labels_an_anthropic_prompt_as_an_estimate(run_cli, make_workspace, write_yaml):
+    import json
+
+    run = write_yaml("run.yaml", "model: anthropic/claude-sonnet-4-5\n")
+    code, out, _ = run_cli("context", "--workspace", make_workspace({}), "--run", run, "--format", "json")
+    method = json.loads(out)["tokens"]
+    assert code == 0 and method["exact"] is False and method["method"].startswith("estimate")
+
+
+@pytest.mark.skipif(not EXTRA_INSTALLED, reason="the tokens extra is not installed")
+def test_counting_never_imports_bpe_openai_itself() -> None:
+    import subprocess
+    import sys
+
+    code = "import sys; from promptc.emit import tokens; assert tokens.count('hi') == 1; print('bpe_openai' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False"

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from .. import pipeline
+from .. import batch, engine, pipeline
 from ..config import runfacts, yamlsrc
 from ..emit import context, payloads, tokens
 from ..errors import Location, PromptcError
@@ -139,22 +139,36 @@ def _label(key: Sequence[Any]) -> str:
 # --------------------------------------------------------------------------- build
 
 
-def build(variants: Sequence[RunFacts], request: pipeline.Request) -> Built:
+def build(variants: Sequence[RunFacts], request: pipeline.Request, jobs: int = 1) -> Built:
     """Compile every variant with `request` (its run replaced) and collect the distinct stable texts.
 
-    Config files are parsed once (the config stage caches a parsed layer until its file
-    changes), and each distinct stable text is counted once. A build writes no state files:
-    its variants are not turns of a real session.
+    One warm Compiler per process reads the inputs once; with `jobs` > 1 consecutive variants
+    are compiled in worker processes (compiler/batch.py). Each distinct stable text is rendered
+    and counted once per worker. A build writes no state files: its variants are not turns of
+    a real session.
     """
-    rows, stable, stable_tokens = [], {}, {}
+    rows: list[dict[str, Any]] = []
+    stable: dict[str, str] = {}
+    tokens.count("")  # build the encoding here, once: forked workers inherit it
+    for chunk_rows, chunk_stable in batch.map_chunks(request, variants, _build_chunk, jobs):
+        rows += chunk_rows
+        stable.update((sha, text) for sha, text in chunk_stable.items() if sha not in stable)
+    manifest = {"format": FORMAT, "token_method": token_method(), "variants": rows}
+    return Built(manifest, stable)
+
+
+def _build_chunk(compiler: engine.Compiler, variants: Sequence[RunFacts]) -> tuple[list[dict[str, Any]], dict[str, str]]:
+    """Rows for consecutive variants and the stable texts they use, in first-use order."""
+    rows: list[dict[str, Any]] = []
+    stable: dict[str, str] = {}
+    stable_tokens: dict[str, int] = {}
     for run in variants:
-        prompt, _ = pipeline.compile_pending(dataclasses.replace(request, run=run))
+        prompt, _ = compiler.compile_pending(run)
         sha = prompt.stable_sha256
         if sha not in stable:
             stable[sha], stable_tokens[sha] = prompt.stable, context.token_count(prompt.stable)
         rows.append(_row(run, prompt, stable_tokens[sha]))
-    manifest = {"format": FORMAT, "token_method": token_method(), "variants": rows}
-    return Built(manifest, stable)
+    return rows, stable
 
 
 def _row(run: RunFacts, prompt: Prompt, stable_tokens: int) -> dict[str, Any]:
@@ -360,14 +374,22 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="YAML lists: agents, sessions, modes, providers, channels")  # fmt: skip
     parser.add_argument("--out", type=Path, required=True, metavar="DIR", help="bundle directory (replaced atomically)")
     parser.add_argument("--check", action="store_true", help="verify the bundle in --out instead of writing it")
+    parser.add_argument("--jobs", type=_jobs, default=batch.default_jobs(), metavar="N",
+                        help="worker processes (default: the CPU count; a small matrix uses one)")  # fmt: skip
     add_input_flags(parser)
     parser.set_defaults(handler=_bundle)
+
+
+def _jobs(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
+    return int(text)
 
 
 def _bundle(args: argparse.Namespace) -> int:
     request = request_from_args(args)  # its run facts are the base of every variant
     variants = load_matrix(args.matrix, request.run)
-    built = build(variants, request)
+    built = build(variants, request, args.jobs)
     counts = f"{len(variants)} variants, {len(built.stable)} distinct stable parts"
     if args.check:
         problems = verify(built, args.out)

@@ -30,6 +30,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
 """Command name -> (module in this package, one-line help), in the order `--help` lists them."""
 
 
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; return its exit code (never calls sys.exit)."""
     words = list(sys.argv[1:] if argv is None else argv)
@@ -74,7 +75,7 @@ def _dispatch(words: list[str]) -> int:
 
         print(f"promptc {version()}")
         return EXIT_OK
-    args = command_parser(_command_name(words[0])).parse_args(words[1:])
+    args = _parsed(_command_name(words[0]), tuple(words[1:]))
     if not hasattr(args, "handler"):
         raise UsageError(f"choose a {words[0]} command")
     code: int = args.handler(args)
@@ -99,6 +100,13 @@ def top_parser() -> argparse.ArgumentParser:
     for name, (_, summary) in COMMANDS.items():
         commands.add_parser(name, help=summary)
     return parser
+
+
+@functools.lru_cache(maxsize=32)
+def _parsed(name: str, words: tuple[str, ...]) -> argparse.Namespace:
+    """Parsed flags for one argument list: a process that runs `main` every turn parses the
+    same words once (parsing is a pure function of them; handlers never change `args`)."""
+    return command_parser(name).parse_args(words)
 
 
 @functools.cache

@@ -6,17 +6,19 @@ Command modules import this one; it imports none of them.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import NoReturn
 
-from .. import pipeline
+from .. import engine, fsutil, pipeline
 from ..config import runfacts
 from ..emit import context, payloads
-from ..errors import UsageError
+from ..errors import RunFactsError, UsageError
+from ..freshness import LRU
 from ..fsutil import write_output
-from ..model import Prompt
+from ..model import Prompt, RunFacts
 from ..sections.text import replace_surrogates
 
 EXIT_OK, EXIT_FOUND, EXIT_BAD_INPUT = 0, 1, 2
@@ -52,7 +54,7 @@ def request_from_args(args: argparse.Namespace) -> pipeline.Request:
     """Build a compile request from parsed flags."""
     flags = {flag.replace("-", "_"): getattr(args, flag.replace("-", "_")) for flag in RUN_FACT_FLAGS}
     return pipeline.Request(
-        run=runfacts.load(args.run, flags),
+        run=run_facts(args.run, flags),
         config_paths=tuple(args.config),
         overrides=tuple(args.overrides),
         workspace=args.workspace,
@@ -61,6 +63,27 @@ def request_from_args(args: argparse.Namespace) -> pipeline.Request:
         session_state=args.session_state,
         now=now_utc(),
     )
+
+
+_RUN_FILES: LRU[tuple, RunFacts] = LRU(8)
+"""Run facts by (file bytes, flags): a process calling `main` every turn parses an unchanged
+run file once. Keyed on the content, so an edit is always seen; bounded."""
+
+
+def run_facts(path: Path | None, flags: dict[str, str | None]) -> RunFacts:
+    """The `--run` file (read safely) with the run-fact flags over it."""
+    if path is None:
+        return runfacts.load(None, flags)
+    data = fsutil.read_input(path, RunFactsError)
+    key = (os.path.abspath(path), data, tuple(sorted(flags.items())))
+    if key not in _RUN_FILES:
+        _RUN_FILES[key] = runfacts.load(path, flags)
+    return _RUN_FILES[key]
+
+
+def compile_pending(args: argparse.Namespace) -> tuple[Prompt, pipeline.StateUpdate]:
+    """Compile the request the flags describe, through a warm Compiler (see engine.py)."""
+    return engine.compile_pending(request_from_args(args))
 
 
 def now_utc() -> str:

@@ -5,9 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from .. import pipeline
 from ..emit import context, payloads
-from .common import EXIT_OK, add_input_flags, emit, request_from_args
+from .common import EXIT_OK, add_input_flags, compile_pending, emit
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -21,7 +20,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Compile and print the report."""
-    prompt, update = pipeline.compile_pending(request_from_args(args))
+    prompt, update = compile_pending(args)
     if args.format == "json":
         emit(payloads.dumps(context.report(prompt)), args.out)
     else:

@@ -5,9 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from .. import pipeline
 from ..emit import payloads
-from .common import EXIT_OK, add_input_flags, emit, render_output, request_from_args
+from .common import EXIT_OK, add_input_flags, compile_pending, emit, render_output
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -27,7 +26,7 @@ def run(args: argparse.Namespace) -> int:
         from . import watch
 
         return watch.run(args)
-    prompt, update = pipeline.compile_pending(request_from_args(args))
+    prompt, update = compile_pending(args)
     emit(render_output(args, prompt), args.out)
     update.write()
     return EXIT_OK

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
-from .. import pipeline, resources
+from .. import engine, resources
 from ..config import layers
 from ..errors import PromptcError
 from ..model import Prompt
@@ -91,6 +91,8 @@ class _Loop:
     """Cleared when a watcher starts, set once on its first idle tick (tests)."""
     renders: int = 0
     """Re-renders so far, errors included."""
+    compiler: engine.Compiler | None = None
+    """Kept across renders; told of each change (it does not check files itself)."""
 
     def finished(self) -> bool:
         """Whether a test limit has been reached."""
@@ -107,7 +109,8 @@ def run(args: argparse.Namespace, *, stop_after: int | None = None, timeout: flo
     """
     watchfiles = _watchfiles()
     deadline = None if timeout is None else time.monotonic() + timeout
-    loop = _Loop(render_once(args, None, []), stop_after, deadline, ready)
+    loop = _Loop(None, stop_after, deadline, ready)
+    loop.last = render_once(args, None, [], loop)
     while not loop.finished():
         _watch_targets_once(watchfiles, args, loop)
     return 0
@@ -122,7 +125,9 @@ def _watch_targets_once(watchfiles: Any, args: argparse.Namespace, loop: _Loop) 
     for changes in watchfiles.watch(*targets.roots, watch_filter=_filter(watchfiles, targets), recursive=False,
                                     debounce=DEBOUNCE_MS, rust_timeout=TICK_MS, yield_on_timeout=True):  # fmt: skip
         if changes:
-            loop.last = render_once(args, loop.last, sorted({Path(path).name for _, path in changes}))
+            if loop.compiler is not None:
+                loop.compiler.invalidate()
+            loop.last = render_once(args, loop.last, sorted({Path(path).name for _, path in changes}), loop)
             loop.renders += 1
         elif loop.ready is not None and not announced:
             loop.ready.set()  # the first idle tick: this watcher is certainly running
@@ -155,11 +160,14 @@ def _filter(watchfiles: Any, targets: Targets) -> Any:
 # --------------------------------------------------------------------------- one render
 
 
-def render_once(args: argparse.Namespace, previous: Prompt | None, changed: list[str]) -> Prompt | None:
+def render_once(args: argparse.Namespace, previous: Prompt | None, changed: list[str], loop: _Loop) -> Prompt | None:
     """Compile and print; on bad input print the error and keep the last good prompt."""
     trigger = f"{', '.join(changed)} changed; " if changed else ""
     try:
-        prompt = pipeline.compile_prompt(common.request_from_args(args))
+        request = common.request_from_args(args)
+        if loop.compiler is None:
+            loop.compiler = engine.Compiler.from_request(request, check_files=False)  # the watcher says what changed
+        prompt = loop.compiler.compile(request.run, session_state=request.session_state, now=request.now)
     except PromptcError as exc:
         print(f"promptc: error: {exc}", file=sys.stderr, flush=True)
         return previous

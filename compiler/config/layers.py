@@ -15,10 +15,11 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, MutableMapping, Sequence
 
-from .. import resources
+from .. import fsutil, resources
 from ..errors import ConfigError, Location
+from ..freshness import Tracker
 from ..model import Budgets, HeartbeatConfig, ResolvedConfig, SkillsConfig
 from . import schema, yamlsrc
 
@@ -78,13 +79,27 @@ class ConfigSet:
     """One line per layer that held OpenClaw settings promptc does not use."""
 
 
+LayerCache = MutableMapping[tuple, "Layer"]
+"""Parsed layers keyed on (path, label, base dir, the file's bytes): kept by a Compiler, so an
+edited file is parsed again whatever its stat says, and bounded by it."""
+
+
 def load(
-    config_paths: Sequence[Path] = (), overrides: Sequence[str] = (), extra_layers: Sequence[Layer] = ()
+    config_paths: Sequence[Path] = (),
+    overrides: Sequence[str] = (),
+    extra_layers: Sequence[Layer] = (),
+    *,
+    tracker: Tracker | None = None,
+    cache: LayerCache | None = None,
 ) -> ConfigSet:
     """Read, validate and merge the defaults, each config file, extra layers (already built,
-    e.g. a snapshot scenario's inline config) and each `--set` override, in that order."""
-    layers = [load_defaults()]
-    layers += [load_file(path) for path in config_paths]
+    e.g. a snapshot scenario's inline config) and each `--set` override, in that order.
+
+    `tracker` records the files read; `cache` reuses layers parsed from the same bytes.
+    """
+    read = _Reader(tracker or Tracker(), {} if cache is None else cache)
+    layers = [load_defaults(read)]
+    layers += [load_file(path, read) for path in config_paths]
     layers += list(extra_layers)
     layers += [parse_override(text) for text in overrides]
     return merge_layers(layers)
@@ -96,34 +111,32 @@ def layer_from(located: yamlsrc.Located, label: str, base_dir: Path) -> Layer:
     return _validated(located, label, base_dir)
 
 
-def load_defaults() -> Layer:
+@dataclass(frozen=True)
+class _Reader:
+    """Where config files are read from: recorded for freshness, parsed once per content."""
+
+    tracker: Tracker
+    cache: LayerCache
+
+    def layer(self, path: Path, label: str, base_dir: Path) -> Layer:
+        data = fsutil.read_input(path, ConfigError, observe=lambda info, raw: self.tracker.file(str(path), info, raw))
+        key = (str(path), label, str(base_dir), data)
+        layer = self.cache.get(key)
+        if layer is None:
+            layer = _validated(yamlsrc.parse_source(yamlsrc.decode(data, path, ConfigError), path, ConfigError), label, base_dir)
+            self.cache[key] = layer
+        return layer
+
+
+def load_defaults(read: _Reader | None = None) -> Layer:
     """The built-in defaults layer."""
     path = resources.templates_root() / "defaults.yaml"
-    return _cached(path, "defaults", Path.cwd())
+    return (read or _Reader(Tracker(), {})).layer(path, "defaults", Path.cwd())
 
 
-def load_file(path: Path) -> Layer:
+def load_file(path: Path, read: _Reader | None = None) -> Layer:
     """One `--config` file (YAML or JSON)."""
-    return _cached(path, str(path), Path(os.path.abspath(path)).parent)
-
-
-_LAYER_CACHE: dict[tuple, Layer] = {}
-"""Parsed layers keyed on (path, label, base dir, mtime, size): a runtime compiling every turn
-re-parses a config file only when it changes."""
-
-
-def _cached(path: Path, label: str, base_dir: Path) -> Layer:
-    try:
-        stat = path.stat()
-    except OSError:
-        stat = None  # let load_file report the problem with its location
-    key = (str(path), label, str(base_dir), stat and stat.st_mtime_ns, stat and stat.st_size)
-    layer = _LAYER_CACHE.get(key) if stat else None
-    if layer is None:
-        layer = _validated(yamlsrc.load_file(path, ConfigError), label, base_dir)
-        if stat is not None:
-            _LAYER_CACHE[key] = layer
-    return layer
+    return (read or _Reader(Tracker(), {})).layer(path, str(path), Path(os.path.abspath(path)).parent)
 
 
 def parse_override(text: str) -> Layer:

@@ -192,7 +192,10 @@ SCHEMA = Table(
             {
                 "limits": Table({"maxSkillsPromptChars": POSITIVE_INT, "maxSkillsInPrompt": POSITIVE_INT}),
                 "entries": MapOf(Table({"enabled": BOOL})),
-                "load": Table({"extraDirs": Field(_string_list, is_path=True)}),
+                "load": Table({
+                    "extraDirs": Field(_string_list, is_path=True),
+                    "allowSymlinkTargets": Field(_string_list, is_path=True),
+                }),
             }
         ),
         "tools": Table({"experimental": Table({"planTool": BOOL}), "fs": Table({"workspaceOnly": BOOL})}),

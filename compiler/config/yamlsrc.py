@@ -8,12 +8,15 @@ from typing import Any
 
 import yaml
 
+from .. import fsutil
 from ..errors import Location, PromptcError
 from ..sections.text import replace_surrogates
 from . import json5src
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 """libyaml's parser when PyYAML was built with it (several times faster), else pure Python."""
+FAST_LOADER = _LOADER
+"""The same, for callers that need plain data without locations (`--set` values)."""
 
 
 @dataclass(frozen=True)
@@ -61,16 +64,27 @@ JSON_SUFFIXES = (".json", ".json5")
 def load_file(path: Path, error: type[PromptcError] = PromptcError) -> Located:
     """Read and parse a YAML, JSON or JSON5 file; unreadable files are raised as `error`.
 
+    Only a regular file of at most fsutil.MAX_INPUT_BYTES is read: a FIFO or a device is
+    refused at once, never waited on or read without end.
+    """
+    return parse_source(decode(fsutil.read_input(path, error), path, error), path, error)
+
+
+def decode(data: bytes, path: Path, error: type[PromptcError] = PromptcError) -> str:
+    """A file's bytes as text (UTF-8, a BOM dropped); undecodable bytes are raised as `error`."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise error(f"cannot read file: {exc}", Location(str(path))) from exc
+
+
+def parse_source(text: str, path: Path, error: type[PromptcError] = PromptcError) -> Located:
+    """Parse a file's text by its kind.
+
     `.json` and `.json5` files are JSON5 (OpenClaw's `openclaw.json` has comments and trailing
     commas). Without the json5 package a `.json` file is read as YAML, which holds plain JSON,
     and a failure says what to install.
     """
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError as exc:
-        raise error("file not found", Location(str(path))) from exc
-    except (OSError, UnicodeDecodeError) as exc:
-        raise error(f"cannot read file: {exc}", Location(str(path))) from exc
     suffix = path.suffix.lower()
     if suffix == ".json5" or (suffix == ".json" and json5src.available()):
         value, locations = json5src.parse(text, str(path), error)

@@ -10,24 +10,26 @@ from . import tokens
 
 def report(prompt: Prompt) -> dict[str, Any]:
     """The context report as plain data (the `--format json` document)."""
-    exact = tokens.count("") is not None
+    chosen = tokens.method(prompt.model)
+    exact = chosen.exact and tokens.count("", chosen.encoding) is not None
     total = len(prompt.stable) + len(prompt.volatile)
+    model = prompt.model
     return {
         "agent": prompt.agent,
         "session": prompt.session,
         "mode": prompt.mode,
-        "tokens": {"method": tokens.describe(), "exact": exact},
+        "tokens": {"method": tokens.describe(model), "exact": exact},
         "files": [_file(f) for f in prompt.files],
         "sections": [
-            {"id": s.id, "side": s.side, "chars": len(s.text), "tokens": token_count(s.text)} for s in prompt.sections
+            {"id": s.id, "side": s.side, "chars": len(s.text), "tokens": token_count(s.text, model)} for s in prompt.sections
         ],
         "skills": [{"name": e.name, "included": e.included, "reason": e.reason} for e in prompt.skills.entries],
         "skills_note": prompt.skills.note,
         "totals": {
             "stable_chars": len(prompt.stable),
             "volatile_chars": len(prompt.volatile),
-            "stable_tokens": token_count(prompt.stable),
-            "volatile_tokens": token_count(prompt.volatile),
+            "stable_tokens": token_count(prompt.stable, model),
+            "volatile_tokens": token_count(prompt.volatile, model),
             "stable_share": round(len(prompt.stable) / total, 4) if total else 0.0,
             "files_raw_chars": sum(f.raw_chars for f in prompt.files),
             "files_injected_chars": sum(f.injected_chars for f in prompt.files),
@@ -38,10 +40,9 @@ def report(prompt: Prompt) -> dict[str, Any]:
     }
 
 
-def token_count(text: str) -> int:
-    """Exact tokens with the `tokens` extra, else the labelled estimate."""
-    exact = tokens.count(text)
-    return tokens.estimate(text) if exact is None else exact
+def token_count(text: str, model: str | None = None) -> int:
+    """Tokens as the report labels them for `model` (None: o200k), bytes / 4 without the extra."""
+    return tokens.count_for(text, model)
 
 
 def _file(f) -> dict[str, Any]:

@@ -7,11 +7,12 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, MutableMapping, Sequence
 
-from .. import resources
+from .. import fsutil, resources
 from ..config import yamlsrc
 from ..errors import Location, TemplateError
+from ..freshness import Tracker
 from ..model import PROMPT_MODES, SIDES
 
 SECTION_SUFFIX = ".md.j2"
@@ -74,49 +75,75 @@ def builtin_dir() -> Path:
     return resources.templates_root() / "sections"
 
 
-def discover(template_dirs: Sequence[str | Path] = ()) -> tuple[SectionSpec, ...]:
-    """All sections, sorted by order: user dirs (first wins) override built-ins by id."""
+SpecCache = MutableMapping[tuple, SectionSpec]
+"""Parsed section files keyed on (path, origin, the file's bytes), kept by a Compiler."""
+MAX_TEMPLATE_BYTES = 1024 * 1024
+"""A section file larger than this is refused (sections are a few kilobytes)."""
+
+
+def discover(
+    template_dirs: Sequence[str | Path] = (), tracker: Tracker | None = None, cache: SpecCache | None = None
+) -> tuple[SectionSpec, ...]:
+    """All sections, sorted by order: user dirs (first wins) override built-ins by id.
+
+    `tracker` records every directory listed and file read; `cache` reuses parsed files.
+    """
+    tracker, cache = tracker or Tracker(), {} if cache is None else cache
     by_id: dict[str, SectionSpec] = {}
     for directory, origin in [(Path(d), str(d)) for d in template_dirs] + [(builtin_dir(), "builtin")]:
-        for spec in _read_dir(directory, origin):
+        for spec in _read_dir(directory, origin, tracker, cache):
             by_id.setdefault(spec.id, spec)
     specs = sorted(by_id.values(), key=lambda spec: spec.order)
     _check_unique_orders(specs)
     return tuple(specs)
 
 
-_DIR_CACHE: dict[tuple[str, str], tuple[tuple, tuple[SectionSpec, ...]]] = {}
-"""(dir, origin) -> (fingerprint of its section files, parsed specs): re-read only on change."""
-
-
-def _read_dir(directory: Path, origin: str) -> tuple[SectionSpec, ...]:
-    fingerprint = _fingerprint(directory)
-    cached = _DIR_CACHE.get((str(directory), origin))
-    if cached is not None and cached[0] == fingerprint:
-        return cached[1]
-    specs = tuple(read_section(directory / name, origin) for name, *_ in fingerprint)
+def _read_dir(directory: Path, origin: str, tracker: Tracker, cache: SpecCache) -> tuple[SectionSpec, ...]:
+    try:
+        info = os.stat(directory)
+        names = section_files(directory)
+    except (FileNotFoundError, NotADirectoryError) as exc:
+        raise TemplateError("template directory not found", Location(str(directory))) from exc
+    except OSError as exc:
+        raise TemplateError(f"cannot list template directory: {exc.strerror or exc}", Location(str(directory))) from exc
+    tracker.listing(str(directory), info, names, lambda: section_files(directory))
+    specs = tuple(read_section(directory / name, origin, tracker, cache) for name in names)
     _check_unique_ids(specs)
-    _DIR_CACHE[(str(directory), origin)] = (fingerprint, specs)
     return specs
 
 
-def _fingerprint(directory: Path) -> tuple[tuple[str, int, int], ...]:
-    """Sorted (name, mtime_ns, size) of the section files in a directory."""
-    try:
-        entries = [e for e in os.scandir(directory) if e.name.endswith(SECTION_SUFFIX) and e.is_file()]
-    except (FileNotFoundError, NotADirectoryError) as exc:
-        raise TemplateError("template directory not found", Location(str(directory))) from exc
-    stats = [(e.name, e.stat()) for e in entries]
-    return tuple(sorted((name, st.st_mtime_ns, st.st_size) for name, st in stats))
+def section_files(directory: Path) -> tuple[str, ...]:
+    """The sorted names of the section files in a directory."""
+    with os.scandir(directory) as entries:
+        return tuple(sorted(e.name for e in entries if e.name.endswith(SECTION_SUFFIX) and e.is_file()))
 
 
-def read_section(path: Path, origin: str = "builtin") -> SectionSpec:
+def read_section(
+    path: Path, origin: str = "builtin", tracker: Tracker | None = None, cache: SpecCache | None = None
+) -> SectionSpec:
     """Parse one section file: YAML frontmatter between `---` lines, then the Jinja body."""
     try:
-        text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
+        data, info = fsutil.read_regular(path, MAX_TEMPLATE_BYTES)
+    except fsutil.Refused as exc:
+        raise TemplateError(f"cannot read template: it {exc.detail}", Location(str(path))) from exc
+    except OSError as exc:
+        raise TemplateError(f"cannot read template: {exc.strerror or exc}", Location(str(path))) from exc
+    (tracker or Tracker()).file(str(path), info, data)
+    key = (str(path), origin, data)
+    spec = None if cache is None else cache.get(key)
+    if spec is None:
+        spec = _parse_section(path, origin, data)
+        if cache is not None:
+            cache[key] = spec
+    return spec
+
+
+def _parse_section(path: Path, origin: str, data: bytes) -> SectionSpec:
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
         raise TemplateError(f"cannot read template: {exc}", Location(str(path))) from exc
-    lines = text.replace("\r\n", "\n").split("\n")
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")  # as text-mode reading did
     end = _frontmatter_end(lines, path)
     located = yamlsrc.parse("\n".join([""] + lines[1:end]), str(path), TemplateError)
     meta = _check_metadata(located, path)

@@ -5,14 +5,14 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass, field
-from importlib import metadata
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from .. import resources
+from .. import entrypoints, fsutil, resources
 from ..config import yamlsrc
 from ..errors import Location, PromptcError
+from ..freshness import Tracker
 from ..model import ResolvedConfig, RunFacts
 from .catalogue import SLOTS
 from .text import normalise
@@ -82,9 +82,11 @@ def from_mapping(data: Any, source: str, located: yamlsrc.Located | None = None)
     )
 
 
-def load_file(path: Path) -> Contribution:
-    """A contribution from a YAML/JSON file (`--contributions`)."""
-    located = yamlsrc.load_file(path, PromptcError)
+def load_file(path: Path, tracker: Tracker | None = None) -> Contribution:
+    """A contribution from a YAML/JSON file (`--contributions`); `tracker` records the read."""
+    observe = None if tracker is None else (lambda info, data: tracker.file(str(path), info, data))
+    data = fsutil.read_input(path, PromptcError, observe=observe)
+    located = yamlsrc.parse(yamlsrc.decode(data, path), str(path), PromptcError)
     return from_mapping({} if located.value is None else located.value, str(path), located)
 
 
@@ -128,9 +130,9 @@ BUILTIN_OVERLAYS: tuple[Callable[[ResolvedConfig, RunFacts], Contribution | None
 
 
 @functools.cache
-def installed_plugins() -> tuple[metadata.EntryPoint, ...]:
-    """Provider plugins, sorted by name; scanned once per process (scanning costs milliseconds)."""
-    return tuple(sorted(metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: (e.name, e.value)))
+def installed_plugins() -> tuple[Any, ...]:
+    """Provider plugins (importlib.metadata entry points), sorted by name; scanned once per process."""
+    return entrypoints.entry_points(ENTRY_POINT_GROUP)
 
 
 def from_entry_points(cfg: ResolvedConfig, run: RunFacts) -> list[Contribution]:

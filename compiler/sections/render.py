@@ -1,26 +1,30 @@
 """Render the selected sections into the stable part, the boundary and the volatile part.
 
-`render` is a pure function of its arguments: it never reads config, the environment or the
-clock. Templates are compiled once per process and reused while their source is unchanged.
+Rendering is a pure function of its arguments: it never reads config, the environment or the
+clock. A Renderer (one per Compiler) compiles each template source once and keeps the latest
+stable parts.
 """
 
 from __future__ import annotations
 
-import json
+import contextlib
+import os
 import re
-from collections import OrderedDict
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Hashable, Mapping, Sequence
 
 import jinja2
+from jinja2 import meta, nodes
 from jinja2.sandbox import ImmutableSandboxedEnvironment
+from jinja2.environment import TemplateExpression
+from jinja2.parser import Parser
 
 from ..errors import Location, TemplateError
+from ..freshness import LRU
 from ..model import RenderedSection
 from .catalogue import SectionSpec, Selection
 from .text import neutralise, normalise
-from .variables import VOLATILE, Contexts
+from .variables import STABLE, VOLATILE, Contexts
 
 JOIN = "\n\n"
 
@@ -41,95 +45,236 @@ class Rendered:
     """Every section in prompt order (stable side first): (id, rendered?, why)."""
 
 
-class _SpecLoader(jinja2.BaseLoader):
-    """Serves section sources by file path, so Jinja errors carry the real file name."""
+def make_environment() -> jinja2.Environment:
+    """How every section template is compiled and run: the one place that says so.
 
-    def __init__(self) -> None:
-        self.sources: dict[str, str] = {}
+    Templates come from the user's template dirs, so they are code we did not write: the sandbox
+    refuses private and dunder attributes (`lipsum.__globals__`) and unsafe callables, and the
+    immutable variant refuses changing a list or dict, so one section cannot alter what the next
+    one reads.
+    """
+    return ImmutableSandboxedEnvironment(
+        undefined=jinja2.StrictUndefined,  # a missing variable is an error, never an empty string
+        autoescape=False,  # prompts are plain text, not HTML
+        trim_blocks=True,  # a block tag's own newline is not output
+        lstrip_blocks=True,  # indentation before a block tag is not output
+        keep_trailing_newline=False,  # section output is trimmed anyway
+    )
 
-    def get_source(self, environment: jinja2.Environment, template: str) -> tuple[str, str, Any]:
-        if template not in self.sources:
-            raise jinja2.TemplateNotFound(template)
-        source = self.sources[template]
-        return source, template, lambda: self.sources.get(template) == source
+
+ENV = make_environment()
+"""For parsing and static checks (`promptc lint`); rendering goes through a Renderer's own."""
+
+Side = tuple[tuple[RenderedSection, ...], tuple[tuple[str, bool, str], ...]]
+STABLE_CACHE_SIZE = 32
+TEMPLATE_CACHE_SIZE = 512
+SECTION_CACHE_SIZE = 1024
+_ABSENT = ("absent",)
+"""Stands in a section key for a variable its side does not have (the render then fails)."""
 
 
-_LOADER = _SpecLoader()
-# Templates come from the user's template dirs, so they are code we did not write: the sandbox
-# refuses private and dunder attributes (`lipsum.__globals__`) and unsafe callables, and the
-# immutable variant refuses changing a list or dict, so one section cannot alter what the next
-# one reads.
-ENV = ImmutableSandboxedEnvironment(
-    loader=_LOADER,
-    undefined=jinja2.StrictUndefined,  # a missing variable is an error, never an empty string
-    autoescape=False,  # prompts are plain text, not HTML
-    trim_blocks=True,  # a block tag's own newline is not output
-    lstrip_blocks=True,  # indentation before a block tag is not output
-    keep_trailing_newline=False,  # section output is trimmed anyway
-    auto_reload=True,
-    cache_size=1000,
-)
-_GATES: dict[str, Any] = {}
+class Renderer:
+    """Renders sections with templates compiled once, the most recent stable parts kept, and
+    each section's output kept for the values of the variables it reads.
+
+    A stable part is keyed on the selected sections (their sources included), the marker and
+    the whole stable context; a section on the variables its template and gate name (a section
+    is self-contained: no includes, and the globals are constants). Either way a hit is
+    byte-identical to a fresh render by construction.
+    """
+
+    def __init__(self, stable_cache_size: int = STABLE_CACHE_SIZE, bytecode_cache: bool = True) -> None:
+        self.env = make_environment()
+        self.bytecode = _bytecode_cache() if bytecode_cache else None
+        self.templates: LRU[tuple[str, str], jinja2.Template] = LRU(TEMPLATE_CACHE_SIZE)
+        self.gates: LRU[str, Any] = LRU(TEMPLATE_CACHE_SIZE)
+        self.reads: LRU[tuple, tuple[str, ...]] = LRU(TEMPLATE_CACHE_SIZE)
+        self.seen: LRU[tuple, bool] = LRU(TEMPLATE_CACHE_SIZE)
+        self.sections: LRU[tuple, tuple[RenderedSection | None, str]] = LRU(SECTION_CACHE_SIZE)
+        self.stable: LRU[tuple, Side] = LRU(stable_cache_size)
+
+    def render(self, selections: Sequence[Selection], contexts: Contexts, marker: str, mode: str) -> Rendered:
+        """Render every active section on its side, then join the two sides around the marker."""
+        stable_side = tuple(s for s in selections if s.spec.side == "stable")
+        volatile_side = tuple(s for s in selections if s.spec.side != "stable")
+        stable_sections, stable_outline = self._render_stable(stable_side, contexts.stable, marker)
+        volatile_sections, volatile_outline = self._render_side(volatile_side, contexts.volatile, marker)
+        stable = JOIN.join(s.text for s in stable_sections)
+        volatile = JOIN.join(s.text for s in volatile_sections)
+        parts = (p for p in (stable, volatile) if p) if mode == "none" else (stable, marker, volatile)
+        sections, outline = stable_sections + volatile_sections, stable_outline + volatile_outline
+        return Rendered(stable, volatile, JOIN.join(parts), sections, outline)
+
+    def _render_stable(self, selections: tuple[Selection, ...], context: Mapping[str, Any], marker: str) -> Side:
+        key = (selections, marker, freeze(context))
+        cached = self.stable.get(key)
+        if cached is None:
+            cached = self.stable[key] = self._render_side(selections, context, marker)
+        return cached
+
+    def _render_side(self, selections: tuple[Selection, ...], context: Mapping[str, Any], marker: str) -> Side:
+        rendered: list[RenderedSection] = []
+        outline: list[tuple[str, bool, str]] = []
+        for selection in selections:
+            section, why = self._section(selection, context, marker)
+            outline.append((selection.spec.id, section is not None, why))
+            if section is not None:
+                rendered.append(section)
+        return tuple(rendered), tuple(outline)
+
+    def _section(self, selection: Selection, context: Mapping[str, Any], marker: str) -> tuple[RenderedSection | None, str]:
+        """One section, rendered again only when a variable it reads has a new value."""
+        spec = selection.spec
+        if not selection.active:
+            return None, selection.reason
+        names = self._reads(spec)
+        if names is None:
+            return _render_one(self, selection, context, marker)
+        values = tuple(freeze(context.get(name, _ABSENT)) for name in names)
+        key = (spec.path, spec.source, spec.when, spec.side, selection.reason, selection.override, marker, values)
+        found = self.sections.get(key)
+        if found is None:
+            found = self.sections[key] = _render_one(self, selection, context, marker)
+        return found
+
+    def _reads(self, spec: SectionSpec) -> tuple[str, ...] | None:
+        """The variables a section's template and gate name, sorted; None the first time a
+        section is rendered (finding them means parsing it again: worth it only once a section
+        is rendered a second time, and a one-shot command never does)."""
+        key = (spec.path, spec.source, spec.when)
+        names = self.reads.get(key)
+        if names is None and key not in self.seen:
+            self.seen[key] = True
+            return None
+        if names is None:
+            try:
+                found = meta.find_undeclared_variables(self.env.parse(spec.source))
+                if spec.when:
+                    found |= meta.find_undeclared_variables(self.env.parse("{% if " + spec.when + " %}{% endif %}"))
+            except jinja2.TemplateSyntaxError:
+                found = set(VOLATILE) | set(STABLE)  # the render reports the error; key on everything
+            names = self.reads[key] = tuple(sorted(found))
+        return names
+
+    def gate_passes(self, spec: SectionSpec, context: Mapping[str, Any]) -> bool:
+        """Evaluate a section's `when` expression against the context of its side."""
+        when = spec.when or "true"
+        try:
+            expression = self.gates.get(when)
+            if expression is None:
+                expression = self.gates[when] = self._expression(when)
+            return bool(expression(**context))
+        except jinja2.TemplateSyntaxError as exc:
+            raise TemplateError(f"invalid 'when' expression: {exc.message}", spec.location("when")) from exc
+        except jinja2.UndefinedError as exc:
+            raise TemplateError(_undefined_message(spec, exc), spec.location("when")) from exc
+        except Exception as exc:  # anything the expression itself raised (1/0, "a" + 1, ...)
+            raise TemplateError(f"'when' expression failed: {type(exc).__name__}: {exc}", spec.location("when")) from exc
+
+    def render_template(self, spec: SectionSpec, context: Mapping[str, Any]) -> str:
+        """Render one section template; errors name the template file and line."""
+        try:
+            return self._template(spec).render(context)
+        except jinja2.TemplateSyntaxError as exc:
+            raise TemplateError(f"template syntax error: {exc.message}", Location(spec.path, exc.lineno, 1)) from exc
+        except jinja2.UndefinedError as exc:
+            raise TemplateError(_undefined_message(spec, exc), Location(spec.path, _template_line(exc, spec.path), 1)) from exc
+        except Exception as exc:  # anything the template's own expressions raised
+            where = Location(spec.path, _template_line(exc, spec.path), 1)
+            raise TemplateError(f"template failed: {type(exc).__name__}: {exc}", where) from exc
+
+    def _template(self, spec: SectionSpec) -> jinja2.Template:
+        """The compiled template for this exact source (compiled with its file name, so errors
+        and tracebacks point at the section file)."""
+        key = (spec.path, spec.source)
+        template = self.templates.get(key)
+        if template is None:
+            code = self._code(spec.path, spec.source, lambda: self.env.compile(spec.source, name=spec.path, filename=spec.path))
+            template = self.templates[key] = self.env.template_class.from_code(self.env, code, self.env.make_globals(None))
+        return template
+
+    def _expression(self, when: str) -> TemplateExpression:
+        """What `Environment.compile_expression(when, undefined_to_none=False)` gives, with its
+        code kept in the bytecode cache like a template's."""
+        def compile_it() -> Any:
+            parser = Parser(self.env, when, state="variable")
+            expression = parser.parse_expression()
+            if not parser.stream.eos:
+                raise jinja2.TemplateSyntaxError("chunk after expression", parser.stream.current.lineno, None, None)
+            expression.set_environment(self.env)
+            body = [nodes.Assign(nodes.Name("result", "store"), expression, lineno=1)]
+            return self.env.compile(nodes.Template(body, lineno=1))
+
+        code = self._code(f"<when {when}>", when, compile_it)
+        return TemplateExpression(self.env.template_class.from_code(self.env, code, self.env.make_globals(None)), False)
+
+    def _code(self, name: str, source: str, compile_it: Callable[[], Any]) -> Any:
+        """Compiled code for a source, from Jinja's bytecode cache when an earlier process left
+        it there (a cold `promptc render` then skips most of Jinja's compiler)."""
+        bucket = None
+        if self.bytecode is not None:
+            with contextlib.suppress(OSError, EOFError, ValueError):
+                bucket = self.bytecode.get_bucket(self.env, name, name, source)
+        if bucket is not None and bucket.code is not None:
+            return bucket.code
+        code = compile_it()
+        if bucket is not None:
+            bucket.code = code
+            with contextlib.suppress(OSError):
+                self.bytecode.set_bucket(bucket)  # type: ignore[union-attr]
+        return code
 
 
 def render(selections: Sequence[Selection], contexts: Contexts, marker: str, mode: str) -> Rendered:
-    """Render every active section on its side, then join the two sides around the marker."""
-    stable_side = tuple(s for s in selections if s.spec.side == "stable")
-    volatile_side = tuple(s for s in selections if s.spec.side != "stable")
-    stable_sections, stable_outline = _render_stable(stable_side, contexts.stable, marker)
-    volatile_sections, volatile_outline = _render_side(volatile_side, contexts.volatile, marker)
-    stable = JOIN.join(s.text for s in stable_sections)
-    volatile = JOIN.join(s.text for s in volatile_sections)
-    text = JOIN.join(p for p in (stable, volatile) if p) if mode == "none" else stable + JOIN + marker + JOIN + volatile
-    return Rendered(stable, volatile, text, stable_sections + volatile_sections, stable_outline + volatile_outline)
+    """Render with nothing kept (a Compiler keeps a Renderer instead)."""
+    return Renderer(bytecode_cache=False).render(selections, contexts, marker, mode)
 
 
-Side = tuple[tuple[RenderedSection, ...], tuple[tuple[str, bool, str], ...]]
-STABLE_CACHE_SIZE = 64
-_STABLE_CACHE: OrderedDict[tuple, Side] = OrderedDict()
-"""Recently rendered stable parts. The key holds the section sources and the whole stable
-context, so a hit is byte-identical to a fresh render by construction."""
+def _bytecode_cache() -> jinja2.BytecodeCache | None:
+    """Jinja's own file cache of compiled templates, in its private per-user directory in the
+    temp dir (Jinja refuses a directory anyone else owns or could write); None when that
+    cannot be had. Entries are keyed on the exact source and Jinja's and Python's versions."""
+    try:
+        return jinja2.FileSystemBytecodeCache()
+    except (OSError, RuntimeError):
+        return None
 
 
-def _render_stable(selections: tuple[Selection, ...], context: Mapping[str, Any], marker: str) -> Side:
-    key = (selections, marker, json.dumps(context, sort_keys=True, default=_canonical))
-    cached = _STABLE_CACHE.get(key)
-    if cached is not None:
-        _STABLE_CACHE.move_to_end(key)
-        return cached
-    cached = _STABLE_CACHE[key] = _render_side(selections, context, marker)
-    if len(_STABLE_CACHE) > STABLE_CACHE_SIZE:
-        _STABLE_CACHE.popitem(last=False)
-    return cached
+_PLAIN = frozenset({str, int, float, type(None)})
 
 
-def _canonical(value: Any) -> Any:
+def freeze(value: Any) -> Hashable:
+    """A render context as a hashable key: mappings and lists become tuples, sets frozensets,
+    and a bool is tagged (True == 1 would otherwise make two contexts one key). Called for
+    every turn's contexts, so exact types are tested first."""
+    kind = type(value)
+    if kind in _PLAIN:
+        return value
+    if kind is bool:
+        return ("bool", value)
+    if kind is list or kind is tuple:
+        return tuple(map(freeze, value))
+    if kind is dict or isinstance(value, Mapping):
+        return tuple((key, freeze(value[key])) for key in sorted(value))
     if isinstance(value, (set, frozenset)):
-        return sorted(value)
-    raise TypeError(f"cannot key a render context on {type(value).__name__}")
+        return frozenset(value)
+    if isinstance(value, (list, tuple)):
+        return tuple(map(freeze, value))
+    return value
 
 
-def _render_side(selections: tuple[Selection, ...], context: Mapping[str, Any], marker: str) -> Side:
-    rendered: list[RenderedSection] = []
-    outline: list[tuple[str, bool, str]] = []
-    for selection in selections:
-        section, why = _render_one(selection, context, marker)
-        outline.append((selection.spec.id, section is not None, why))
-        if section is not None:
-            rendered.append(section)
-    return tuple(rendered), tuple(outline)
-
-
-def _render_one(selection: Selection, context: Mapping[str, Any], marker: str) -> tuple[RenderedSection | None, str]:
+def _render_one(
+    renderer: Renderer, selection: Selection, context: Mapping[str, Any], marker: str
+) -> tuple[RenderedSection | None, str]:
     spec = selection.spec
     if not selection.active:
         return None, selection.reason
     if selection.override is not None:
         text, source = selection.override, f"provider:{spec.slot}"
-    elif spec.when and not gate_passes(spec, context):
+    elif spec.when and not renderer.gate_passes(spec, context):
         return None, f"gate is false: {spec.when}"
     else:
-        text, source = render_template(spec, context), _source_label(spec)
+        text, source = renderer.render_template(spec, context), _source_label(spec)
     text = neutralise(normalise(text), marker)
     if not text:
         return None, "rendered empty"
@@ -138,37 +283,7 @@ def _render_one(selection: Selection, context: Mapping[str, Any], marker: str) -
 
 def _source_label(spec: SectionSpec) -> str:
     """Built-ins are named by file name only, so reports do not depend on the install path."""
-    return f"builtin:{Path(spec.path).name}" if spec.origin == "builtin" else spec.path
-
-
-def gate_passes(spec: SectionSpec, context: Mapping[str, Any]) -> bool:
-    """Evaluate a section's `when` expression against the context of its side."""
-    when = spec.when or "true"
-    try:
-        expression = _GATES.get(when)
-        if expression is None:
-            expression = _GATES[when] = ENV.compile_expression(when, undefined_to_none=False)
-        return bool(expression(**context))
-    except jinja2.TemplateSyntaxError as exc:
-        raise TemplateError(f"invalid 'when' expression: {exc.message}", spec.location("when")) from exc
-    except jinja2.UndefinedError as exc:
-        raise TemplateError(_undefined_message(spec, exc), spec.location("when")) from exc
-    except Exception as exc:  # anything the expression itself raised (1/0, "a" + 1, ...)
-        raise TemplateError(f"'when' expression failed: {type(exc).__name__}: {exc}", spec.location("when")) from exc
-
-
-def render_template(spec: SectionSpec, context: Mapping[str, Any]) -> str:
-    """Render one section template; errors name the template file and line."""
-    _LOADER.sources[spec.path] = spec.source
-    try:
-        return ENV.get_template(spec.path).render(context)
-    except jinja2.TemplateSyntaxError as exc:
-        raise TemplateError(f"template syntax error: {exc.message}", Location(spec.path, exc.lineno, 1)) from exc
-    except jinja2.UndefinedError as exc:
-        raise TemplateError(_undefined_message(spec, exc), Location(spec.path, _template_line(exc, spec.path), 1)) from exc
-    except Exception as exc:  # anything the template's own expressions raised
-        where = Location(spec.path, _template_line(exc, spec.path), 1)
-        raise TemplateError(f"template failed: {type(exc).__name__}: {exc}", where) from exc
+    return f"builtin:{os.path.basename(spec.path)}" if spec.origin == "builtin" else spec.path
 
 
 def _undefined_message(spec: SectionSpec, exc: jinja2.UndefinedError) -> str:

@@ -8,14 +8,17 @@ from __future__ import annotations
 
 import functools
 import importlib
-import importlib.metadata
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
+from .. import entrypoints
 from ..errors import HookError
 from ..model import ResolvedConfig, RunFacts, WorkspaceFile
 from .legacy import strip_legacy_heartbeat
+
+if TYPE_CHECKING:
+    import importlib.metadata
 
 HOOK_ENTRY_POINT_GROUP = "promptc.hooks"
 MEMORY_NAMES = frozenset({"MEMORY.md", "memory.md"})
@@ -254,8 +257,7 @@ def hook_sources(
 @functools.cache
 def installed_hooks() -> tuple[importlib.metadata.EntryPoint, ...]:
     """Hook plugins, sorted; scanned once per process (scanning costs milliseconds)."""
-    points = importlib.metadata.entry_points(group=HOOK_ENTRY_POINT_GROUP)
-    return tuple(sorted(points, key=lambda point: (point.name, point.value)))
+    return entrypoints.entry_points(HOOK_ENTRY_POINT_GROUP)  # without importing importlib.metadata
 
 
 def _loader_for_spec(spec: str) -> Callable[[], Hook]:

@@ -42,6 +42,14 @@ _FrontmatterLoader.add_implicit_resolver(
 )
 
 
+class FastLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """The same rules on libyaml's parser (about 18x faster), for SKILL.md metadata. Its error
+    messages are worded differently, so a failed parse is repeated with _FrontmatterLoader."""
+
+
+FastLoader.yaml_implicit_resolvers = _FrontmatterLoader.yaml_implicit_resolvers
+
+
 @dataclass(frozen=True)
 class Split:
     """A text with its frontmatter block taken off (or left on, with the reason)."""
@@ -79,11 +87,13 @@ def _closing_line_index(lines: list[str]) -> int | None:
     return None
 
 
-def parse_block(block: str) -> tuple[Mapping[str, Any] | None, str | None]:
+def parse_block(block: str, loader: type = _FrontmatterLoader) -> tuple[Mapping[str, Any] | None, str | None]:
     """Parse the YAML between the delimiters: (mapping, None) or (None, what went wrong)."""
     try:
-        data = yaml.load(block, Loader=_FrontmatterLoader)  # noqa: S506 - a SafeLoader subclass
+        data = yaml.load(block, Loader=loader)  # noqa: S506 - a SafeLoader subclass
     except yaml.YAMLError as error:
+        if loader is not _FrontmatterLoader:
+            return parse_block(block)  # for the usual wording of what is wrong
         return None, f"frontmatter is not valid YAML ({_describe_yaml_error(error)})"
     except RecursionError:  # PyYAML composes nested nodes recursively
         return None, "frontmatter is nested too deeply to read"

@@ -1,17 +1,21 @@
 """Read the eight bootstrap files of a workspace safely.
 
-Reads are guarded (size, symlink escape, bad bytes) and cached on the file's identity.
+Every file is opened relative to one descriptor of the workspace directory, with symlinks
+followed by hand and only inside the workspace, so what is checked is what is read even while
+directories are being swapped (see fsutil.open_beneath). Non-regular files, files over 2 MiB and
+anything resolving outside the workspace get a status instead of content. Nothing is cached
+here: a Compiler keeps the whole stage while the files it read are unchanged.
 """
 
 from __future__ import annotations
 
 import os
-import stat
-from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import fsutil
 from ..errors import Location, WorkspaceError
+from ..freshness import Tracker
 from ..model import BOOTSTRAP_FILE_NAMES, WorkspaceFile
 from . import frontmatter
 
@@ -19,47 +23,61 @@ MAX_FILE_BYTES = 2 * 1024 * 1024
 """Files larger than this are not read (`skipped: too large`)."""
 MEMORY_FALLBACK_NAME = "memory.md"
 """Used in MEMORY.md's place only when MEMORY.md itself is absent."""
+LISTED_NAMES = frozenset(BOOTSTRAP_FILE_NAMES) | {MEMORY_FALLBACK_NAME}
+"""The entries of the workspace directory this stage looks at."""
 
 _UTF8_BOM = b"\xef\xbb\xbf"
 
 
 @dataclass(frozen=True)
 class _Decoded:
-    """What one read produces, independent of the file's name (so it can be cached)."""
+    """What one read produces, independent of the file's name."""
 
     raw_chars: int
     split: frontmatter.Split
     notes: tuple[str, ...]
 
 
-_CACHE_LIMIT = 256
-_read_cache: OrderedDict[tuple[int, int, int, int], _Decoded] = OrderedDict()
-"""Decoded reads keyed on (device, inode, size, mtime), least recently used first."""
+@dataclass(frozen=True)
+class _Root:
+    """The open workspace directory: its descriptor and the absolute spellings of its path."""
+
+    fd: int
+    path: Path
+    spellings: tuple[str, ...]
 
 
 # --------------------------------------------------------------------------- bootstrap files
 
 
-def load(root: Path) -> tuple[WorkspaceFile, ...]:
+def load(root: Path, tracker: Tracker | None = None, identity: fsutil.Identity | None = None) -> tuple[WorkspaceFile, ...]:
     """The bootstrap files of the workspace at `root`, in the fixed order; missing ones included.
 
     Names match exactly (case-sensitive, even on case-insensitive file systems), so the result
-    is the same on every platform. Raises WorkspaceError when `root` is not a directory.
+    is the same on every platform. Raises WorkspaceError when `root` is not a directory, or not
+    the directory `identity` names. `tracker` records what was read, for a freshness check.
     """
+    tracker = tracker or Tracker()
     root = Path(os.path.abspath(root))
-    if not root.is_dir():
-        raise WorkspaceError(f"workspace directory not found: {root}", Location(str(root)))
+    fd = _open_root(root, identity)
     try:
-        entries = frozenset(os.listdir(root))
+        entries = frozenset(os.listdir(fd)) & LISTED_NAMES
+        tracker.listing(str(root), os.fstat(fd), entries, lambda: frozenset(os.listdir(root)) & LISTED_NAMES, LISTED_NAMES)
+        opened = _Root(fd, root, fsutil.path_spellings(root, fd))
+        return tuple(_load_one(name, opened, name in entries, tracker) for name in _bootstrap_names(entries))
+    finally:
+        os.close(fd)
+
+
+def _open_root(root: Path, identity: fsutil.Identity | None) -> int:
+    try:
+        return fsutil.open_directory(root, identity)
+    except fsutil.Refused as refused:
+        raise WorkspaceError(f"workspace directory {refused.detail}", Location(str(root))) from refused
+    except (FileNotFoundError, NotADirectoryError) as error:
+        raise WorkspaceError(f"workspace directory not found: {root}", Location(str(root))) from error
     except OSError as error:
-        raise WorkspaceError(
-            f"cannot list workspace directory: {error.strerror}", Location(str(root))
-        ) from error
-    real_root = root.resolve()
-    return tuple(
-        _load_one(name, root / name, real_root, present=name in entries)
-        for name in _bootstrap_names(entries)
-    )
+        raise WorkspaceError(f"cannot list workspace directory: {error.strerror}", Location(str(root))) from error
 
 
 def _bootstrap_names(entries: frozenset[str]) -> tuple[str, ...]:
@@ -69,26 +87,23 @@ def _bootstrap_names(entries: frozenset[str]) -> tuple[str, ...]:
     return BOOTSTRAP_FILE_NAMES
 
 
-def _load_one(name: str, path: Path, real_root: Path, *, present: bool) -> WorkspaceFile:
+def _load_one(name: str, root: _Root, present: bool, tracker: Tracker) -> WorkspaceFile:
     """One file as a WorkspaceFile; every failure becomes a status, never an exception."""
+    path = root.path / name
     if not present:
         return WorkspaceFile(name, str(path), None, status="missing")
     try:
-        real = path.resolve()
-    except (OSError, RuntimeError) as error:  # a symlink loop raises RuntimeError on 3.11
-        return _skipped(name, path, "unreadable", f"{name}: {error}")
-    if not real.is_relative_to(real_root):
-        return _skipped(
-            name, path, "outside workspace", f"{name} resolves to {real}, outside the workspace"
-        )
-    try:
-        decoded = _read_decoded(real)
-    except _Skip as skip:
-        return _skipped(name, path, skip.reason, f"{name} {skip.detail}")
+        data = _read(name, root, tracker)
+    except fsutil.Refused as refused:
+        _track_refused(path, tracker)
+        return _skipped(name, path, refused.reason, f"{name} {refused.detail}")
     except FileNotFoundError:
+        tracker.missing(str(path))  # a dangling link: it counts once its target appears
         return WorkspaceFile(name, str(path), None, status="missing")
     except OSError as error:
+        _track_refused(path, tracker)
         return _skipped(name, path, "unreadable", f"{name}: {error.strerror or error}")
+    decoded = _decode(data)
     return WorkspaceFile(
         name=name,
         path=str(path),
@@ -99,49 +114,36 @@ def _load_one(name: str, path: Path, real_root: Path, *, present: bool) -> Works
     )
 
 
+def _read(name: str, root: _Root, tracker: Tracker) -> bytes:
+    """Open `name` below the workspace descriptor (never outside it), check it, read it."""
+    fd = fsutil.open_beneath(root.fd, name, root.spellings)
+    try:
+        try:
+            data, info = fsutil.read_open(fd, MAX_FILE_BYTES)
+        except fsutil.Refused:
+            tracker.file(str(root.path / name), os.fstat(fd), b"")
+            raise
+    finally:
+        os.close(fd)
+    tracker.file(str(root.path / name), info, data)
+    return data
+
+
+def _track_refused(path: Path, tracker: Tracker) -> None:
+    """A refused entry is an input too: it may become readable (a link retargeted)."""
+    if str(path) in tracker.files:
+        return
+    try:
+        tracker.file(str(path), os.stat(path), b"")
+    except OSError:
+        tracker.missing(str(path))
+
+
 def _skipped(name: str, path: Path, reason: str, detail: str) -> WorkspaceFile:
     """A file that exists but is deliberately not read."""
     return WorkspaceFile(
         name, str(path), None, status="skipped", reason=reason, diagnostics=(f"{detail}; skipped",)
     )
-
-
-class _Skip(Exception):
-    """Internal signal: the file is refused for a stated reason."""
-
-    def __init__(self, reason: str, detail: str) -> None:
-        super().__init__(detail)
-        self.reason = reason
-        self.detail = detail
-
-
-def _read_decoded(path: Path) -> _Decoded:
-    """Check, open and decode one file, reusing the cached result for an unchanged file."""
-    # Checked before opening: opening a FIFO would block.
-    if not stat.S_ISREG(os.stat(path).st_mode):
-        raise _Skip("not a regular file", "is not a regular file")
-    with open(path, "rb") as handle:
-        info = os.fstat(handle.fileno())
-        if info.st_size > MAX_FILE_BYTES:
-            raise _Skip("too large", f"is {info.st_size} bytes (limit {MAX_FILE_BYTES})")
-        key = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
-        cached = _read_cache.get(key)
-        if cached is None:
-            data = handle.read(MAX_FILE_BYTES + 1)
-            if len(data) > MAX_FILE_BYTES:
-                raise _Skip("too large", f"grew past {MAX_FILE_BYTES} bytes while being read")
-            cached = _remember(key, _decode(data))
-        else:
-            _read_cache.move_to_end(key)
-    return cached
-
-
-def _remember(key: tuple[int, int, int, int], decoded: _Decoded) -> _Decoded:
-    """Store a read in the bounded cache, evicting the least recently used entry."""
-    _read_cache[key] = decoded
-    while len(_read_cache) > _CACHE_LIMIT:
-        _read_cache.popitem(last=False)
-    return decoded
 
 
 def _decode(data: bytes) -> _Decoded:

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import errno
+import functools
 import hashlib
 import os
-from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterator, Mapping, MutableMapping, Sequence
 
-import frontmatter as python_frontmatter  # the python-frontmatter distribution
-
+from .. import fsutil
+from ..errors import Location, WorkspaceError
+from ..freshness import Tracker
 from ..model import ResolvedConfig, Skill, SkillEntry, SkillsBlock
 from ..sections.text import replace_surrogates
 from . import frontmatter
@@ -29,110 +31,243 @@ MIN_DESCRIPTION_CHARS = len(ELLIPSIS) + 1
 
 # --------------------------------------------------------------------------- discovery
 
+MAX_SKILLS = 2_000
+"""SKILL.md files read per compile, across all roots; the rest are left out with a diagnostic."""
+MAX_DIRECTORIES = 10_000
+"""Directories walked per compile, across all roots; deeper or later ones are left out."""
+MAX_REQUIREMENTS = 64
+"""`requires` names one skill may list (bins, anyBins, env and config together); a skill with
+more is ineligible, so a workspace cannot make every compile check thousands of binaries."""
 
-def discover(roots: Sequence[Path]) -> tuple[tuple[Skill, ...], tuple[str, ...]]:
+
+@dataclass
+class _Walk:
+    """One discovery pass: what it may still spend, what it saw, what it said."""
+
+    tracker: Tracker
+    parsed: MutableMapping[str, tuple[Mapping[str, Any] | None, str | None]]
+    allowed: tuple[str, ...]
+    diagnostics: list[str] = field(default_factory=list)
+    limits: dict[str, int] = field(default_factory=lambda: {"directories": MAX_DIRECTORIES, "SKILL.md files": MAX_SKILLS})
+    used: dict[str, int] = field(default_factory=dict)
+
+    def exhausted(self) -> bool:
+        """Whether a limit was passed: nothing more is walked or read."""
+        return any(self.used.get(what, 0) > limit for what, limit in self.limits.items())
+
+    def spend(self, what: str) -> bool:
+        """Count one more directory or SKILL.md file; False past its limit (said once)."""
+        used = self.used[what] = self.used.get(what, 0) + 1
+        if used == self.limits[what] + 1:
+            self.diagnostics.append(f"skills: stopped after {self.limits[what]} {what} (the per-compile limit); the rest are not listed")
+        return used <= self.limits[what]
+
+
+@dataclass(frozen=True)
+class _Base:
+    """A directory the walk may not leave (the workspace, or an extra skills root)."""
+
+    fd: int
+    path: Path
+    spellings: tuple[str, ...]
+
+
+def discover(
+    roots: Sequence[Path],
+    tracker: Tracker | None = None,
+    *,
+    bases: Sequence[Path | None] | None = None,
+    identities: Sequence[fsutil.Identity | None] | None = None,
+    allowed: Sequence[str] = (),
+    parsed: MutableMapping[str, tuple[Mapping[str, Any] | None, str | None]] | None = None,
+) -> tuple[tuple[Skill, ...], tuple[str, ...]]:
     """Skills under each root's `**/SKILL.md`, sorted by name, plus diagnostics.
 
     A later root overrides an earlier one by name; within one root the first path in sorted
-    order wins. A skill without a description is skipped with a diagnostic.
+    order wins. A skill without a description is skipped with a diagnostic. Every file and
+    directory is opened below its base (`bases[i]`, default the root itself; when
+    `identities[i]` is given, the base must still be that directory), so a link that leads
+    out of it is skipped unless it leads into one of the resolved `allowed` directories.
+    `parsed` caches frontmatter by content digest across calls.
     """
+    walk = _Walk(tracker or Tracker(), parsed if parsed is not None else {}, tuple(allowed))
     by_name: dict[str, Skill] = {}
-    diagnostics: list[str] = []
-    for root in roots:
-        found: dict[str, Skill] = {}
-        for path in _skill_files(Path(root)):
-            skill = _read_skill(path, diagnostics)
-            if skill is None:
-                continue
-            if skill.name in found:
-                diagnostics.append(
-                    f"{path}: duplicate skill name {skill.name!r}; {found[skill.name].location} kept"
-                )
-                continue
+    for root, base, identity in zip(roots, bases or [None] * len(roots), identities or [None] * len(roots)):
+        by_name.update(_discover_root(Path(root), Path(base or root), identity, walk))
+    return tuple(by_name[name] for name in sorted(by_name)), tuple(walk.diagnostics)
+
+
+def _discover_root(root: Path, base_path: Path, identity: fsutil.Identity | None, walk: _Walk) -> dict[str, Skill]:
+    found: dict[str, Skill] = {}
+    for skill in _root_skills(root, base_path, identity, walk):
+        if skill.name in found:
+            walk.diagnostics.append(f"{skill.location}: duplicate skill name {skill.name!r}; {found[skill.name].location} kept")
+        else:
             found[skill.name] = skill
-        by_name.update(found)
-    return tuple(by_name[name] for name in sorted(by_name)), tuple(diagnostics)
+    return found
 
 
-def _skill_files(root: Path) -> Iterator[Path]:
-    """Every SKILL.md at most MAX_DEPTH directories below `root`, in sorted path order."""
-    if root.is_dir():
-        yield from _walk(root, depth=0, visited=set())
-
-
-def _walk(directory: Path, depth: int, visited: set[tuple[int, int]]) -> Iterator[Path]:
-    """Depth-first, sorted; hidden dirs and node_modules skipped; symlink loops cut."""
+def _root_skills(root: Path, base_path: Path, identity: fsutil.Identity | None, walk: _Walk) -> Iterator[Skill]:
+    root, base_path = Path(os.path.abspath(root)), Path(os.path.abspath(base_path))
     try:
-        identity = os.stat(directory)
+        fd = fsutil.open_directory(base_path, identity)
+    except fsutil.Refused as refused:
+        raise WorkspaceError(f"workspace directory {refused.detail}", Location(str(base_path))) from refused
     except OSError:
+        walk.tracker.missing(str(base_path))
         return
-    if (identity.st_dev, identity.st_ino) in visited:
-        return
-    visited.add((identity.st_dev, identity.st_ino))
-    candidate = directory / SKILL_FILE
-    if os.path.isfile(candidate):
-        yield candidate
-    if depth == MAX_DEPTH:
-        return
-    for child in sorted(_subdirectories(directory)):
-        yield from _walk(child, depth + 1, visited)
-
-
-def _subdirectories(directory: Path) -> list[Path]:
-    """Searchable child directories (unreadable directories count as empty)."""
     try:
-        entries = list(os.scandir(directory))
+        base = _Base(fd, base_path, fsutil.path_spellings(base_path, fd))
+        yield from _walk(base, root.relative_to(base_path).as_posix(), 0, walk, set())
+    finally:
+        os.close(fd)
+
+
+def _walk(base: _Base, relative: str, depth: int, walk: _Walk, visited: set[tuple[int, int]],
+          parent: int | None = None) -> Iterator[Skill]:  # fmt: skip
+    """Depth-first, sorted; hidden dirs and node_modules skipped; link loops cut by identity.
+    A child that is no link is opened from its parent's descriptor; a link, from the base."""
+    path = base.path / relative
+    fd = None if walk.exhausted() else _open_dir(base, relative, walk, depth, parent)
+    if fd is None:
+        return
+    try:
+        info = os.fstat(fd)
+        if (info.st_dev, info.st_ino) in visited or not walk.spend("directories"):
+            return
+        visited.add((info.st_dev, info.st_ino))
+        has_skill, children = _listing(os.scandir(fd), depth)
+        walk.tracker.listing(str(path), info, (has_skill, children), lambda: _listing(os.scandir(path), depth))
+        if has_skill:
+            skill = _read_skill(base, f"{relative}/{SKILL_FILE}", walk, fd)
+            if skill is not None:
+                yield skill
+        for child in children:
+            yield from _walk(base, f"{relative}/{child}", depth + 1, walk, visited, fd)
+    except OSError as error:
+        walk.diagnostics.append(f"{path}: cannot be listed ({error.strerror or error}); skipped")
+    finally:
+        os.close(fd)
+
+
+def _open_dir(base: _Base, relative: str, walk: _Walk, depth: int, parent: int | None) -> int | None:
+    """The directory below `base`, or None (absent at the top; else skipped with a diagnostic)."""
+    path = base.path / relative
+    try:
+        fd = None if parent is None else fsutil.open_child(parent, os.path.basename(relative), directory=True)
+        return fd if fd is not None else fsutil.open_beneath(base.fd, relative, base.spellings, directory=True, allowed=walk.allowed)
+    except FileNotFoundError:
+        walk.tracker.missing(str(path))
+    except fsutil.Refused as refused:
+        _track_link(path, walk.tracker)
+        walk.diagnostics.append(f"{path}: {refused.detail} (skills.load.allowSymlinkTargets can allow it); skipped")
+    except OSError as error:
+        _track_link(path, walk.tracker)
+        if depth > 0 or error.errno != errno.ENOTDIR:
+            walk.diagnostics.append(f"{path}: cannot be opened ({error.strerror or error}); skipped")
+    return None
+
+
+def _track_link(path: Path, tracker: Tracker) -> None:
+    """A skipped entry may become usable (a link retargeted): remember what it was."""
+    try:
+        tracker.file(str(path), os.stat(path), b"")
     except OSError:
-        return []
-    return [
-        Path(entry.path)
-        for entry in entries
-        if entry.is_dir() and not entry.name.startswith(".") and entry.name not in SKIPPED_DIRS
-    ]
+        tracker.missing(str(path))
 
 
-_SKILL_CACHE: dict[str, tuple[tuple[int, int, int, int], Skill | None, tuple[str, ...]]] = {}
-"""path -> (stat key, parsed skill, diagnostics): SKILL.md files are re-parsed only on change."""
+def _listing(entries: Iterator[os.DirEntry], depth: int) -> tuple[bool, tuple[str, ...]]:
+    """(whether SKILL.md is here, the child directories to search, sorted)."""
+    has_skill, children = False, []
+    with entries:  # type: ignore[attr-defined]
+        for entry in entries:
+            if entry.name == SKILL_FILE:
+                has_skill = has_skill or _is_file(entry)
+            elif depth < MAX_DEPTH and _searchable(entry):
+                children.append(entry.name)
+    return has_skill, tuple(sorted(children))
 
 
-def _read_skill(path: Path, diagnostics: list[str]) -> Skill | None:
+def _is_file(entry: os.DirEntry) -> bool:
+    try:
+        return entry.is_file()
+    except OSError:
+        return False
+
+
+def _searchable(entry: os.DirEntry) -> bool:
+    if entry.name.startswith(".") or entry.name in SKIPPED_DIRS:
+        return False
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
+
+
+def _read_skill(base: _Base, relative: str, walk: _Walk, directory: int) -> Skill | None:
     """One SKILL.md as a Skill, or None with a diagnostic saying why it is skipped."""
-    try:
-        stat = path.stat()
-    except OSError as error:
-        diagnostics.append(f"{path}: cannot be read ({error.strerror or error}); skipped")
-        return None
-    key = (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns)
-    cached = _SKILL_CACHE.get(str(path))
-    if cached is None or cached[0] != key:
-        found: list[str] = []
-        cached = _SKILL_CACHE[str(path)] = (key, _parse_skill(path, stat.st_size, found), tuple(found))
-    diagnostics.extend(cached[2])
-    return cached[1]
-
-
-def _parse_skill(path: Path, size: int, diagnostics: list[str]) -> Skill | None:
-    """Read and parse one SKILL.md of known size."""
-    if size > MAX_SKILL_BYTES:
-        diagnostics.append(f"{path}: larger than {MAX_SKILL_BYTES} bytes; skipped")
+    path = base.path / relative
+    if not walk.spend("SKILL.md files"):
         return None
     try:
-        raw = path.read_bytes()
-    except OSError as error:
-        diagnostics.append(f"{path}: cannot be read ({error.strerror or error}); skipped")
+        raw = _read_bytes(base, relative, walk, directory)
+    except fsutil.Refused as refused:
+        walk.diagnostics.append(_refusal(path, refused))
         return None
-    found, problem = skill_metadata(_normalise(raw))
+    except OSError as error:
+        _track_link(path, walk.tracker)
+        walk.diagnostics.append(f"{path}: cannot be read ({error.strerror or error}); skipped")
+        return None
+    return _skill_from(path, raw, walk)
+
+
+def _read_bytes(base: _Base, relative: str, walk: _Walk, directory: int) -> bytes:
+    path = str(base.path / relative)
+    fd = fsutil.open_child(directory, SKILL_FILE)
+    if fd is None:
+        fd = fsutil.open_beneath(base.fd, relative, base.spellings, allowed=walk.allowed)
+    try:
+        try:
+            data, info = fsutil.read_open(fd, MAX_SKILL_BYTES)
+        except fsutil.Refused:
+            walk.tracker.file(path, os.fstat(fd), b"")
+            raise
+    finally:
+        os.close(fd)
+    walk.tracker.file(path, info, data)
+    return data
+
+
+def _refusal(path: Path, refused: fsutil.Refused) -> str:
+    if refused.reason == "too large":
+        return f"{path}: larger than {MAX_SKILL_BYTES} bytes; skipped"
+    if refused.reason == "outside workspace":
+        return f"{path}: {refused.detail} (skills.load.allowSymlinkTargets can allow it); skipped"
+    return f"{path}: {refused.detail}; skipped"
+
+
+def _skill_from(path: Path, raw: bytes, walk: _Walk) -> Skill | None:
+    """Parse a SKILL.md's bytes (frontmatter parsed once per distinct content)."""
+    version = skill_version(raw)
+    if version not in walk.parsed:
+        walk.parsed[version] = skill_metadata(_normalise(raw))
+    found, problem = walk.parsed[version]
     metadata = found or {}
     description = _single_line(metadata.get("description"))
     if not description:
         why = problem or "no `description` in its frontmatter"
-        diagnostics.append(f"{path}: {why}; skill skipped")
+        walk.diagnostics.append(f"{path}: {why}; skill skipped")
         return None
     name = _single_line(metadata.get("name")) or path.parent.name
-    return Skill(name, description, str(path), skill_version(raw), metadata)
+    return Skill(name, description, str(path), version, metadata)
 
 
-_METADATA_BLOCK = python_frontmatter.YAMLHandler()
+@functools.cache
+def _metadata_block() -> Any:
+    """python-frontmatter's YAML block finder, imported only when a SKILL.md is read."""
+    import frontmatter as python_frontmatter  # the python-frontmatter distribution
+
+    return python_frontmatter.YAMLHandler()
 
 
 def skill_metadata(text: str) -> tuple[Mapping[str, Any] | None, str | None]:
@@ -142,13 +277,14 @@ def skill_metadata(text: str) -> tuple[Mapping[str, Any] | None, str | None]:
     here, because a skill contributes only its metadata (its version hashes the raw bytes). The
     block is read by the same safe YAML rules as workspace frontmatter.
     """
-    if not _METADATA_BLOCK.detect(text):
+    handler = _metadata_block()
+    if not handler.detect(text):
         return None, None
     try:
-        block, _ = _METADATA_BLOCK.split(text)
+        block, _ = handler.split(text)
     except ValueError:
         return None, "frontmatter opened on line 1 is never closed"
-    return frontmatter.parse_block(block)
+    return frontmatter.parse_block(block, frontmatter.FastLoader)
 
 
 def _normalise(raw: bytes) -> str:
@@ -183,18 +319,21 @@ def eligibility(
         return "disabled in config"
     if cfg.skills.allowlist is not None and skill.name not in cfg.skills.allowlist:
         return "not in the agent's skills allowlist"
+    if (count := requirement_count(skill)) > MAX_REQUIREMENTS:
+        return f"too many requirements ({count}; at most {MAX_REQUIREMENTS} are checked)"
     checks = (
-        _os_mismatch(skill, platform),
-        _missing("binaries not on PATH", _requirement(skill, "bins"), lambda b: which(b) is None),
-        _missing_any_bin(skill, which),
-        _missing(
-            "environment variables unset", _requirement(skill, "env"), lambda v: not env.get(v)
-        ),
-        _missing(
-            "config values not set", _requirement(skill, "config"), lambda p: not cfg.lookup(p)
-        ),
+        lambda: _os_mismatch(skill, platform),
+        lambda: _missing("binaries not on PATH", _requirement(skill, "bins"), lambda b: which(b) is None),
+        lambda: _missing_any_bin(skill, which),
+        lambda: _missing("environment variables unset", _requirement(skill, "env"), lambda v: not env.get(v)),
+        lambda: _missing("config values not set", _requirement(skill, "config"), lambda p: not cfg.lookup(p)),
     )
-    return next((reason for reason in checks if reason is not None), None)
+    return next((reason for check in checks if (reason := check()) is not None), None)
+
+
+def requirement_count(skill: Skill) -> int:
+    """How many names the skill's `requires` lists, all kinds together."""
+    return sum(len(_requirement(skill, kind)) for kind in ("bins", "anyBins", "env", "config"))
 
 
 def _metadata_value(skill: Skill, key: str) -> Any:
@@ -261,16 +400,28 @@ def build(
     env: Mapping[str, str],
     which: Callable[[str], str | None],
     platform: str,
+    tracker: Tracker | None = None,
+    parsed: MutableMapping[str, tuple[Mapping[str, Any] | None, str | None]] | None = None,
+    workspace_identity: fsutil.Identity | None = None,
 ) -> SkillsBlock:
     """The `<available_skills>` block for this agent and every skill's fate.
 
     Roots: `skills.load.extraDirs` (lowest first; the config stage made them absolute), then
-    `<workspace>/skills`. Locations inside the workspace are shown relative to it.
+    `<workspace>/skills`. A workspace skill may not lead out of the workspace, an extra root's
+    skill not out of that root, except into `skills.load.allowSymlinkTargets`. Locations inside
+    the workspace are shown relative to it.
     """
     workspace_root = Path(os.path.abspath(workspace_root))
     extra = [Path(directory) for directory in cfg.skills.extra_dirs]
-    found, diagnostics = discover(extra + [workspace_root / "skills"])
+    found, diagnostics = discover(
+        extra + [workspace_root / "skills"], tracker, bases=[*extra, workspace_root],
+        identities=[*[None] * len(extra), workspace_identity], allowed=allowed_targets(cfg), parsed=parsed,
+    )  # fmt: skip
     diagnostics += tuple(f"{d}: skills.load.extraDirs entry is not a directory" for d in extra if not d.is_dir())
+    diagnostics += tuple(
+        f"{s.location}: lists {requirement_count(s)} requirements (at most {MAX_REQUIREMENTS}); skill not eligible"
+        for s in found if requirement_count(s) > MAX_REQUIREMENTS
+    )
     shown = [_displayed(skill, workspace_root) for skill in found]
     reasons = {
         skill.name: eligibility(skill, cfg, env=env, which=which, platform=platform)
@@ -283,6 +434,12 @@ def build(
     within_count = {skill.name for skill in candidates}
     entries = tuple(_entry(skill, reasons[skill.name], listed, within_count) for skill in shown)
     return SkillsBlock(listing.text, entries, listing.note, diagnostics)
+
+
+def allowed_targets(cfg: ResolvedConfig) -> tuple[str, ...]:
+    """`skills.load.allowSymlinkTargets`, resolved: where a skill link may lead outside its root."""
+    configured = cfg.lookup("skills.load.allowSymlinkTargets") or ()
+    return tuple(os.path.realpath(path) for path in configured)
 
 
 def _displayed(skill: Skill, workspace_root: Path) -> Skill:
@@ -321,24 +478,10 @@ class Listing:
     """What was cut, when anything was."""
 
 
-_LISTING_CACHE: OrderedDict[tuple, Listing] = OrderedDict()
-"""Recent listings: the budget search renders the block many times, so remember the answer."""
-
-
 def fit_listing(skills: Sequence[Skill], eligible_total: int, max_chars: int) -> Listing:
     """The fullest listing within `max_chars`: all descriptions, then shortened ones, then none,
     then the largest prefix of skills without descriptions.
     """
-    key = (tuple((s.name, s.description, s.location, s.version) for s in skills), eligible_total, max_chars)
-    listing = _LISTING_CACHE.get(key)
-    if listing is None:
-        listing = _LISTING_CACHE[key] = _fit_listing(skills, eligible_total, max_chars)
-        if len(_LISTING_CACHE) > 64:
-            _LISTING_CACHE.popitem(last=False)
-    return listing
-
-
-def _fit_listing(skills: Sequence[Skill], eligible_total: int, max_chars: int) -> Listing:
     if not skills:
         return Listing("", 0, None)
 

@@ -11,11 +11,14 @@ from typing import Any
 
 from .. import fsutil, resources
 from ..errors import Location, WorkspaceError
+from ..freshness import Tracker
 from ..model import BOOTSTRAP_FILE_NAMES
 from .loader import MEMORY_FALLBACK_NAME
 
 STATE_RELATIVE_PATH = Path(".promptc") / "workspace-state.json"
 STATE_VERSION = 1
+MAX_STATE_BYTES = 1024 * 1024
+"""State files are a few hundred bytes; anything past this is refused."""
 SEEDED_TEMPLATE_NAMES: tuple[str, ...] = tuple(n for n in BOOTSTRAP_FILE_NAMES if n != "MEMORY.md")
 """What `promptc init` writes, in load order (MEMORY.md is the agent's own to start)."""
 
@@ -45,10 +48,14 @@ def state_path(root: Path) -> Path:
     return Path(root) / STATE_RELATIVE_PATH
 
 
-def read_state(root: Path) -> WorkspaceState:
-    """The workspace's setup state; the default (nothing seeded) when there is no state file."""
+def read_state(root: Path, tracker: Tracker | None = None, identity: fsutil.Identity | None = None) -> WorkspaceState:
+    """The workspace's setup state; the default (nothing seeded) when there is no state file.
+
+    The file is opened below the workspace directory (a link out of it is refused, as for the
+    bootstrap files); anything but a small regular file is a WorkspaceError.
+    """
     path = state_path(root)
-    data = read_json_object(path, "workspace state")
+    data = _parse_json(_read_state_file(Path(root), tracker or Tracker(), identity), path, "workspace state")
     if data is None:
         return WorkspaceState()
     return WorkspaceState(
@@ -137,25 +144,58 @@ def template_text(name: str) -> str:
 # --------------------------------------------------------------------------- JSON state files
 
 
+def _read_state_file(root: Path, tracker: Tracker, identity: fsutil.Identity | None) -> bytes | None:
+    path = str(state_path(root))
+    try:
+        fd = fsutil.open_below(root, str(STATE_RELATIVE_PATH), identity)
+        try:
+            data, info = fsutil.read_open(fd, MAX_STATE_BYTES)
+        finally:
+            os.close(fd)
+    except FileNotFoundError:
+        tracker.missing(path)
+        return None
+    except fsutil.Refused as refused:
+        raise WorkspaceError(f"cannot read workspace state: it {refused.detail}", Location(path)) from refused
+    except OSError as error:
+        raise WorkspaceError(f"cannot read workspace state: {error.strerror or error}", Location(path)) from error
+    tracker.file(path, info, data)
+    return data
+
+
 def read_json_object(path: Path, what: str) -> dict[str, Any] | None:
     """A small JSON state file's top-level object, or None when the file does not exist.
 
-    Anything unreadable is a WorkspaceError naming `what` and, for bad JSON, the line and column.
+    Only a regular file of at most MAX_STATE_BYTES is read (a FIFO or a device is refused, never
+    waited on); anything unreadable is a WorkspaceError naming `what` and, for bad JSON, the
+    line and column.
     """
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        data = fsutil.read_regular(path, MAX_STATE_BYTES)[0]
     except FileNotFoundError:
         return None
-    except (OSError, UnicodeDecodeError) as error:
+    except fsutil.Refused as refused:
+        raise WorkspaceError(f"cannot read {what}: it {refused.detail}", Location(str(path))) from refused
+    except OSError as error:
+        raise WorkspaceError(f"cannot read {what}: {error.strerror or error}", Location(str(path))) from error
+    return _parse_json(data, Path(path), what)
+
+
+def _parse_json(data: bytes | None, path: Path, what: str) -> dict[str, Any] | None:
+    if data is None:
+        return None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
         raise WorkspaceError(f"cannot read {what}: {error}", Location(str(path))) from error
     try:
-        data = json.loads(text)
+        value = json.loads(text)
     except json.JSONDecodeError as error:
         where = Location(str(path), error.lineno, error.colno)
         raise WorkspaceError(f"{what} is not valid JSON: {error.msg}", where) from error
-    if not isinstance(data, dict):
+    if not isinstance(value, dict):
         raise WorkspaceError(f"{what} must be a JSON object", Location(str(path)))
-    return data
+    return value
 
 
 def write_json_atomic(path: Path, data: Any) -> None:
