@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..emit import context, payloads
+from ..emit import context, payloads, tokens
 from .common import EXIT_OK, add_input_flags, compile_pending, emit
 
 
@@ -20,6 +20,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Compile and print the report."""
+    tokens.prefetch()  # most models count with o200k: build it while the prompt compiles
     prompt, update = compile_pending(args)
     if args.format == "json":
         emit(payloads.dumps(context.report(prompt)), args.out)

@@ -1,18 +1,20 @@
 """Token counts for reports: exact with the `tokens` extra for the OpenAI models whose encoding
 is known, an o200k count labelled as an estimate for every other model, else bytes / 4.
 
-The one encoding needed is built from the rank file the `bpe-openai` wheel ships, read directly
-(importing bpe_openai builds every encoding it has, then o200k would be built a second time),
-once per process and without the network.
+Counting uses the Rust tokenizer that the `bpe-openai` wheel ships (its o200k_base and
+cl100k_base give tiktoken's counts; tests/test_tokens.py checks it against tiktoken on real
+text). Its extension module is loaded directly: importing the `bpe_openai` package builds
+every encoding it has, about half a second, where building the one needed takes a tenth of
+that. tiktoken supplies only the table of which OpenAI model uses which encoding. No network.
 """
 
 from __future__ import annotations
 
-import binascii
+import importlib.machinery
 import importlib.util
 import os
+import sys
 import threading
-import zlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,28 +24,8 @@ BYTES_PER_TOKEN = 4
 OPENAI_PROVIDERS = frozenset({"openai", "openai-codex", "codex", "azure-openai", "azure-openai-responses"})
 """Providers that serve OpenAI's own models, whose tokenizers tiktoken names."""
 
-# The split patterns and special tokens of the two encodings the wheel ships, as tiktoken
-# defines them (tests/test_tokens.py checks that counts agree with bpe-openai's own tokenizer).
-_LETTERS_UPPER = r"[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]"
-_LETTERS_LOWER = r"[\p{Ll}\p{Lm}\p{Lo}\p{M}]"
-_CONTRACTIONS = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)?"
-PATTERNS: dict[str, str] = {
-    "o200k_base": "|".join([
-        rf"[^\r\n\p{{L}}\p{{N}}]?{_LETTERS_UPPER}*{_LETTERS_LOWER}+{_CONTRACTIONS}",
-        rf"[^\r\n\p{{L}}\p{{N}}]?{_LETTERS_UPPER}+{_LETTERS_LOWER}*{_CONTRACTIONS}",
-        r"\p{N}{1,3}",
-        r" ?[^\s\p{L}\p{N}]+[\r\n/]*",
-        r"\s*[\r\n]+",
-        r"\s+(?!\S)",
-        r"\s+",
-    ]),
-    "cl100k_base": r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s""",
-}  # fmt: skip
-SPECIAL_TOKENS: dict[str, dict[str, int]] = {
-    "o200k_base": {"<|endoftext|>": 199_999, "<|endofprompt|>": 200_018},
-    "cl100k_base": {"<|endoftext|>": 100_257, "<|fim_prefix|>": 100_258, "<|fim_middle|>": 100_259,
-                    "<|fim_suffix|>": 100_260, "<|endofprompt|>": 100_276},
-}  # fmt: skip
+SHIPPED_ENCODINGS: tuple[str, ...] = ("o200k_base", "cl100k_base")
+"""The encodings the bpe-openai wheel ships that OpenAI models use."""
 
 
 @dataclass(frozen=True)
@@ -67,7 +49,7 @@ def method(model: str | None) -> Method:
     if provider and provider.lower() not in OPENAI_PROVIDERS:
         return Method(ENCODING_NAME, False)
     encoding = _encoding_for_model(name)
-    return Method(encoding, True) if encoding in PATTERNS else Method(ENCODING_NAME, False)
+    return Method(encoding, True) if encoding in SHIPPED_ENCODINGS else Method(ENCODING_NAME, False)
 
 
 def _encoding_for_model(name: str) -> str | None:
@@ -89,7 +71,7 @@ def count(text: str, encoding: str = ENCODING_NAME) -> int | None:
     found = _encoding() if encoding == ENCODING_NAME else _encoding(encoding)
     if found is None:
         return None
-    return len(found.encode_ordinary(text))
+    return int(found.count(text))
 
 
 def count_for(text: str, model: str | None) -> int:
@@ -109,8 +91,15 @@ def describe(model: str | None = None) -> str:
     if (_encoding() if chosen.encoding == ENCODING_NAME else _encoding(chosen.encoding)) is None:
         return "estimate (UTF-8 bytes / 4; install promptc[tokens] for exact counts)"
     if chosen.exact:
-        return f"exact ({chosen.encoding} via tiktoken)"
+        return f"exact ({chosen.encoding} via bpe-openai)"
     return f"estimate ({chosen.encoding.removesuffix('_base')}): {model} counts with its own tokenizer"
+
+
+def prefetch(encoding: str = ENCODING_NAME) -> None:
+    """Start building `encoding` in a background thread, so a report that counts tokens after a
+    compile does not wait for both in turn (the build releases the GIL for part of its time).
+    Never call this in a process that will fork: the thread would not follow into the child."""
+    threading.Thread(target=_encoding, args=(encoding,), name="promptc-tokens", daemon=True).start()
 
 
 class _Encodings:
@@ -135,32 +124,54 @@ _encoding = _Encodings()
 
 
 def _build(name: str) -> Any:
-    """The encoding built from the ranks shipped in the bpe-openai wheel, or None."""
+    """The shipped tokenizer for one encoding (it has `.count(text)`), or None without the extra."""
+    bindings = _bindings()
+    if bindings is None or name not in SHIPPED_ENCODINGS:
+        return None
     try:
-        import tiktoken
+        return bindings.tokenizer_for_encoding(name)
+    except Exception:  # noqa: BLE001 - an encoding this build of the wheel lacks: no count
+        return None
+
+
+_BINDINGS_NAME = "bpe_openai._bindings"
+
+
+def _bindings() -> Any:
+    """bpe-openai's extension module, loaded from its file without importing the package.
+
+    It is registered under its own name, so a later `import bpe_openai` reuses it instead of
+    initialising the extension a second time.
+    """
+    if _BINDINGS_NAME in sys.modules:
+        return sys.modules[_BINDINGS_NAME]
+    path = _extension_path()
+    if path is None:
+        return None
+    loader = importlib.machinery.ExtensionFileLoader(_BINDINGS_NAME, path)
+    spec = importlib.util.spec_from_file_location(_BINDINGS_NAME, path, loader=loader)
+    if spec is None:
+        return None
+    module = importlib.util.module_from_spec(spec)
+    try:
+        loader.exec_module(module)
     except ImportError:
         return None
-    ranks = _shipped_ranks(name)
-    if ranks is None:
-        return None
-    return tiktoken.Encoding(name=name, pat_str=PATTERNS[name], mergeable_ranks=ranks, special_tokens=SPECIAL_TOKENS[name])
+    sys.modules[_BINDINGS_NAME] = module
+    return module
 
 
-def _shipped_ranks(name: str) -> dict[bytes, int] | None:
-    """`bpe_openai/data/<name>.tiktoken.gz` parsed: one `base64-token rank` pair per line.
-
-    The package is located, not imported.
-    """
+def _extension_path() -> str | None:
+    """Where the installed bpe_openai package keeps `_bindings` (the package is located, not imported)."""
     try:
         spec = importlib.util.find_spec("bpe_openai")
     except (ImportError, ValueError):
         return None
     if spec is None or not spec.submodule_search_locations:
         return None
-    path = os.path.join(list(spec.submodule_search_locations)[0], "data", f"{name}.tiktoken.gz")
-    try:
-        with open(path, "rb") as handle:
-            words = zlib.decompress(handle.read(), wbits=31).split()  # 31: gzip framing
-    except (OSError, zlib.error):
-        return None
-    return dict(zip(map(binascii.a2b_base64, words[0::2]), map(int, words[1::2])))
+    folder = list(spec.submodule_search_locations)[0]
+    for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+        candidate = os.path.join(folder, "_bindings" + suffix)
+        if os.path.isfile(candidate):
+            return candidate
+    return None
