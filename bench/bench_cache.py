@@ -10,9 +10,9 @@ for 5m / 2x for 1h, read 0.1x, lifetime refreshed on a hit, 1,024-token minimum)
 - recommended (long-lived agents): what the README recommends.
 
 When OpenClaw is installed (../shared/tools/openclaw-ref), its own prompts are priced too: the
-harness runs once per distinct workspace state x variant (session kind, chat type, channel,
-model, tools), with one breakpoint at its boundary and a 5m TTL, and our costs are also given
-as ratios to it. Token counts: o200k with the `tokens` extra, otherwise the bytes/4 estimate.
+harness runs once per distinct workspace state x turn facts, given the skills promptc lists
+(the harness lists none unless told), with one breakpoint at its boundary and a 5m TTL, and
+our costs are also given as ratios to it. Token counts: o200k with the `tokens` extra, otherwise the bytes/4 estimate.
 
     python bench/bench_cache.py [--workspaces okbest2024-backup openclaw-templates-2026.9.6] [--no-openclaw]
 """
@@ -41,6 +41,8 @@ from promptc.cache import replay, simulate, trace  # noqa: E402
 from promptc.cache.pricing import ANTHROPIC  # noqa: E402
 from promptc.cache.simulate import Turn, Unit  # noqa: E402
 from promptc.config import runfacts  # noqa: E402
+from promptc.pipeline import compile_pending  # noqa: E402
+from promptc.workspace import skills  # noqa: E402
 
 SHARED = Path(os.environ.get("PROMPTC_SHARED", REPO.parent / "shared"))
 CORPUS = SHARED / "corpus"
@@ -78,9 +80,22 @@ def price_layouts(workspace: Path, events: tuple[trace.Event, ...]) -> dict[str,
 # --------------------------------------------------------------------------- OpenClaw's own prompts
 
 
-def harness_facts(run: RunFacts) -> dict[str, Any]:
+def listed_skills(workspace: Path) -> list[dict[str, str]]:
+    """The skills promptc lists for this workspace, for the harness to list too (it lists none
+    unless told, while a real OpenClaw lists the workspace's skills)."""
+    prompt, _ = compile_pending(request(workspace, ()))
+    listed = {entry.name for entry in prompt.skills.entries if entry.included}
+    found, _ = skills.discover([workspace / "skills"])
+    return [
+        {"name": s.name, "description": s.description, "location": s.location, "version": s.version}
+        for s in found if s.name in listed
+    ]  # fmt: skip
+
+
+def harness_facts(run: RunFacts, listed: list[dict[str, str]]) -> dict[str, Any]:
     """Our run facts in the harness's terms (../shared/tools/openclaw-ref/README.md)."""
     facts: dict[str, Any] = {
+        "skills": listed,
         "session_kind": run.session, "channel": run.channel, "chat_type": run.chat_type,
         "capabilities": list(run.capabilities), "tools": [{"name": t.name, "summary": t.summary} for t in run.tools],
         "owners": list(run.owners), "model": run.model, "timezone": "Europe/Lisbon", "thinking": run.thinking,
@@ -100,6 +115,7 @@ def openclaw_turns(workspace: Path, events: tuple[trace.Event, ...], count: Any)
     how many harness runs that took. The workspace copy sits at one fixed path (the prompt
     names it), edited in place between states."""
     base = load_run_facts(REPO / "examples" / "run.yaml")
+    listed = listed_skills(workspace)
     copy = KEPT / "workspace"
     shutil.rmtree(copy, ignore_errors=True)
     shutil.copytree(workspace, copy, symlinks=True, ignore=shutil.ignore_patterns(".git"))
@@ -115,7 +131,7 @@ def openclaw_turns(workspace: Path, events: tuple[trace.Event, ...], count: Any)
                 break
             trace.apply(event.edits, copy, event, TRACE)
         run = dataclasses.replace(base, **{k: getattr(runfacts.from_mapping(event.run), k) for k in event.run})
-        facts = harness_facts(run)
+        facts = harness_facts(run, listed)
         key = hashlib.sha256(f"{workspace.name}|{_digest(copy)}|{json.dumps(facts, sort_keys=True)}".encode()).hexdigest()
         state.setdefault(key, facts)
         keys.append(key)

@@ -4,7 +4,7 @@ The stable part is a list of units (each stable section, and each workspace file
 context); tiers are cut points in that list. A unit's tier is the one `prompt.cache.tiers` names
 it in, or the tier of `sections` when it is not named, but never lower than the unit before
 it: sections keep the catalogue's order, so only the project-context files move (they are
-ordered by tier, then load order), and whatever follows them falls into the last tier.
+ordered by tier, then load order), and the sections that follow them go to the last tier.
 
 Pure functions of their arguments: no I/O.
 """
@@ -87,12 +87,16 @@ def check_sections(cache: CacheConfig, sides: dict[str, str]) -> None:
 
 
 def layout(units: Sequence[PromptUnit], cache: CacheConfig) -> tuple[CacheTier, ...]:
-    """The stable part's tiers: each unit in max(its tier, the previous unit's tier); empty
-    tiers vanish; every tier's text ends with the separator."""
+    """The stable part's tiers: each unit in max(its tier, the previous unit's tier), and a
+    section after the project-context files in the last configured tier (so a variant without
+    MEMORY.md still ends its file tiers where the others do); empty tiers vanish; every tier's
+    text ends with the separator."""
     groups: list[tuple[int, list[PromptUnit]]] = []
-    current = 0
+    current, after_files = 0, False
     for unit in units:
-        current = max(current, assigned_tier(unit.name, cache))
+        after_files = after_files or unit.name.startswith(FILE_PREFIX)
+        last = len(cache.tiers) - 1 if after_files and unit.name.startswith(SECTION_PREFIX) else 0
+        current = max(current, assigned_tier(unit.name, cache), last)
         if not groups or groups[-1][0] != current:
             groups.append((current, []))
         groups[-1][1].append(unit)

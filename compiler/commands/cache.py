@@ -69,8 +69,10 @@ def _diff(args: argparse.Namespace) -> int:
         if args.runs is not None:
             flags = {flag.replace("-", "_"): getattr(args, flag.replace("-", "_")) for flag in RUN_FACT_FLAGS}
             pair = [dataclasses.replace(request, run=run_facts(path, flags)) for path in args.runs]
-        else:
-            pair = [dataclasses.replace(request, workspace=path) for path in args.workspaces]
+        else:  # both name the second directory, so only the files' contents can differ
+            shown = f"agents.defaults.workspace={json.dumps(str(args.workspaces[1].absolute()))}"
+            overrides = (*request.overrides, shown)
+            pair = [dataclasses.replace(request, workspace=path, overrides=overrides) for path in args.workspaces]
         before, after = (_compile(r) for r in pair)
         changes = diff.compare_prompts(before, after)
         before_texts = {u.name: u.text for u in before.units}
