@@ -109,18 +109,6 @@ def test_cache_diff_compares_a_bundle_variant_with_the_current_templates(run_cli
     assert "  -- Sam's sister is Alex." in out.splitlines() and "  +- Sam's sister is Jo." in out.splitlines()
 
 
-def test_bundle_check_says_which_tier_changed(run_cli, workspaces, tmp_path):
-    before, _ = workspaces
-    matrix = tmp_path / "matrix.yaml"
-    matrix.write_text("sessions: [main]\nchat_types: [direct]\n", encoding="utf-8")
-    bundle = tmp_path / "bundle"
-    assert run_cli("bundle", "--matrix", matrix, "--out", bundle, "--workspace", before)[0] == 0
-    (before / "SOUL.md").write_text("# Persona\n\nYou are Wren, warm and brief.\n", encoding="utf-8")
-    code, out, err = run_cli("bundle", "--matrix", matrix, "--out", bundle, "--workspace", before, "--check")
-    assert code == 1
-    assert "cache tier 2 invalidated by SOUL.md; cache tier 3 invalidated by SOUL.md (in an earlier tier)" in out + err
-
-
 def test_cache_diff_needs_one_pair_and_a_bundle_with_the_variant(run_cli, workspaces, tmp_path):
     before, _ = workspaces
     code, _, err = run_cli("cache", "diff", "--workspace", before)
