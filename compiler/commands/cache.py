@@ -9,12 +9,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .. import engine
+from .. import engine, pipeline
 from ..cache import diff, replay, report, trace
 from ..cache import tiers as cache_tiers
 from ..emit import payloads
 from ..errors import Location, PromptcError, UsageError
-from ..model import Prompt
+from ..model import Prompt, RunFacts
 from .common import EXIT_FOUND, EXIT_OK, RUN_FACT_FLAGS, add_input_flags, emit, request_from_args, run_facts
 
 
@@ -80,7 +80,7 @@ def _diff(args: argparse.Namespace) -> int:
     return EXIT_FOUND if any(c.changed for c in changes) else EXIT_OK
 
 
-def _compile(request: Any) -> Prompt:
+def _compile(request: pipeline.Request) -> Prompt:
     """A compile that writes no state (neither side of a diff is a real turn)."""
     with engine.Compiler.from_request(request) as compiler:
         prompt, _ = compiler.compile_pending(request.run)
@@ -101,7 +101,7 @@ def _diff_text(changes: tuple[diff.TierChange, ...], before: dict[str, str], aft
     return "\n".join(lines) + "\n"
 
 
-def _bundle_variant(bundle: Path, prompt: Prompt, run: Any) -> tuple[str, list[dict[str, Any]]]:
+def _bundle_variant(bundle: Path, prompt: Prompt, run: RunFacts) -> tuple[str, list[dict[str, Any]]]:
     """The stored stable text and tiers of the bundle's variant with these run facts."""
     from .bundle import MANIFEST, ROW_KEYS, STABLE_DIR, row_key
 
