@@ -109,3 +109,27 @@ def test_a_bad_trace_is_a_located_error(run_cli, tmp_path):
     code, out, err = run_cli("cache", "simulate", "--trace", path, *INPUTS)
     assert (code, out) == (2, "")
     assert err.strip() == f"promptc: error: {path}:2:1: run facts: unknown run-fact key 'chanel' (did you mean 'channel'?)"
+
+
+def test_without_the_tokens_extra_the_counts_are_a_labelled_estimate(run_cli, make_workspace, tmp_path, monkeypatch):
+    from promptc.emit import tokens
+
+    monkeypatch.setattr(tokens, "count", lambda text, encoding=tokens.ENCODING_NAME: None)
+    workspace = make_workspace(FILES)
+    data = simulate(run_cli, write_trace(tmp_path, [{"at": 0, "run": {"chat_type": "direct"}}]), *INPUTS, "--workspace", workspace)
+    assert data["token_method"].startswith("estimate: UTF-8 bytes / 4")
+    code, out, _ = run_cli("render", *INPUTS, "--workspace", workspace, "--chat-type", "direct", "--format", "json")
+    prompt = json.loads(out)
+    # bytes / 4 rounded up, per unit with its separator, summed; the volatile part on its own.
+    expected = sum(-(-len((u_text + "\n\n").encode()) // 4) for u_text in _unit_texts(prompt))
+    expected += -(-len(prompt["volatile"].encode()) // 4)
+    assert data["providers"]["anthropic"]["total_tokens"] == expected
+
+
+def _unit_texts(prompt):
+    stable, position, texts = prompt["stable"], 0, []
+    for tier in prompt["tiers"]:
+        for unit in tier["units"]:
+            texts.append(stable[position : position + unit["chars"]])
+            position += unit["chars"] + 2
+    return texts
