@@ -32,6 +32,12 @@ BOOTSTRAP_FILE_NAMES: tuple[str, ...] = (
 DYNAMIC_FILE_NAMES: frozenset[str] = frozenset({"HEARTBEAT.md"})
 """Bootstrap files that render below the cache boundary."""
 
+CACHE_TTLS: tuple[str, ...] = ("5m", "1h")
+"""The lifetimes a provider cache breakpoint can ask for, shortest first."""
+MAX_CACHE_TIERS = 3
+"""Breakpoints the system prompt may use (Anthropic allows four; the runtime keeps one for the
+conversation)."""
+
 
 # --------------------------------------------------------------------------- run facts
 
@@ -301,6 +307,25 @@ class SkillsConfig:
 
 
 @dataclass(frozen=True)
+class CacheConfig:
+    """`prompt.cache`: how the stable part is cut into provider cache tiers."""
+
+    tiers: tuple[tuple[str, ...], ...] = (
+        ("sections", "AGENTS.md", "TOOLS.md", "IDENTITY.md", "BOOTSTRAP.md"),
+        ("SOUL.md", "USER.md"),
+        ("MEMORY.md", "memory.md"),
+    )
+    """At most three tiers, each a list of file names and section ids (`sections`: every stable
+    section not named elsewhere), least often changed first."""
+    ttl: tuple[str, ...] = ()
+    """Requested lifetime per tier (the last repeats); empty: `1h` on the first tier, `5m` after."""
+    openai_key: bool = False
+    """`prompt.cache.openaiKey`: send `prompt_cache_key` (from the stable hash) to OpenAI."""
+    locations: Mapping[str, Any] = field(default_factory=dict)
+    """Where each tier name was written (name -> errors.Location), for errors found later."""
+
+
+@dataclass(frozen=True)
 class ResolvedConfig:
     """Config for one agent after all layers are merged and validated (SPEC 3.1)."""
 
@@ -352,6 +377,8 @@ class ResolvedConfig:
     """`acp.enabled`: sessions_spawn can start external coding harnesses."""
     proactive_orchestration: bool = False
     """`agents.defaults.subagents.proactiveOrchestration`: split independent work across sub-agents."""
+    cache: CacheConfig = field(default_factory=CacheConfig)
+    """`prompt.cache`: cache tiers, their lifetimes and the OpenAI cache key."""
 
     def lookup(self, dotted: str) -> Any:
         """The value at a dotted path in the merged tree, or None."""
@@ -521,6 +548,45 @@ class LoadedWorkspace:
 
 
 @dataclass(frozen=True)
+class PromptUnit:
+    """One piece of the stable part as a cache sees it: a section, or one workspace file of the
+    project context. The stable part is its units joined by one blank line."""
+
+    name: str
+    """`section:<id>` or `file:<NAME>`."""
+    text: str
+    """The unit's rendered text (never empty)."""
+
+    @property
+    def sha256(self) -> str:
+        """SHA-256 of the unit's text."""
+        return _sha256(self.text)
+
+
+@dataclass(frozen=True)
+class CacheTier:
+    """A run of units that ends in one provider cache breakpoint."""
+
+    index: int
+    """1-based position among the prompt's non-empty tiers."""
+    units: tuple[str, ...]
+    """The units' names, in prompt order."""
+    text: str
+    """Its slice of `stable + "\\n\\n"`: every tier ends with the blank-line separator, and the
+    tiers joined give `stable + "\\n\\n"` back."""
+    ttl: str
+    """The requested cache lifetime, `5m` or `1h`."""
+    key: str
+    """SHA-256 of the whole prefix through this tier: what a provider cache matches on, so it
+    changes when this tier or any earlier one does."""
+
+    @property
+    def sha256(self) -> str:
+        """SHA-256 of this tier's own text."""
+        return _sha256(self.text)
+
+
+@dataclass(frozen=True)
 class Prompt:
     """A compiled prompt and everything a report needs about how it was made."""
 
@@ -556,6 +622,12 @@ class Prompt:
     """Config values reported but not rendered: budgets, warning mode, timeFormat, contextLimits."""
     model: str | None = None
     """The run's model id (`provider/model`), when known; picks the OpenAI instruction role."""
+    units: tuple[PromptUnit, ...] = ()
+    """The stable part as units, in order: `JOIN.join(u.text for u in units) == stable`."""
+    tiers: tuple[CacheTier, ...] = ()
+    """The stable part cut into cache tiers (empty when the stable part is)."""
+    openai_cache_key: bool = False
+    """Whether the OpenAI payloads carry `prompt_cache_key`."""
 
     @property
     def stable_sha256(self) -> str:

@@ -11,6 +11,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Mapping
 
+from .cache import tiers as cache_tiers
 from .config import layers
 from .errors import RunFactsError, UsageError
 from .model import LoadedWorkspace, Prompt, ResolvedConfig, RunFacts, SkillsBlock
@@ -123,11 +124,13 @@ def run_stages(src: Sources, run: RunFacts, session_state: Path | None = None, n
         files = filters.apply(files, cfg, run, setup_complete=after.setup_complete, workspace=root, plugins=src.plugins)
     loaded, seen = _workspace_half(src, files, cfg, root, session_state, skills=reads_workspace)
     contribution = providers.resolve(cfg, run, src.contributions(), plugins=src.plugins)
-    selected = catalogue.select(src.sections(cfg), mode, dict(contribution.section_overrides))
+    specs = src.sections(cfg)
+    cache_tiers.check_sections(cfg.cache, {spec.id: spec.side for spec in specs})
+    selected = catalogue.select(specs, mode, dict(contribution.section_overrides))
     routed = harness.route(loaded, run)
     shown_dir = src.shown_workspace(cfg, root)
     contexts = variables.build(cfg, run, routed, contribution, shown_dir)
-    rendered = src.renderer.render(selected, contexts, cfg.boundary_marker, mode)
+    rendered = src.renderer.render(selected, contexts, cfg.boundary_marker, mode, cfg.cache)
     notes = src.config_set().notes + _workspace_notes(shown_dir, root)
     prompt = _assemble(rendered, cfg, run, loaded, notes)
     changed = after if after != before else None
@@ -199,6 +202,9 @@ def _assemble(
         surfaces=surfaces,
         settings=_reported_settings(cfg),
         model=run.model,
+        units=rendered.units,
+        tiers=cache_tiers.layout(rendered.units, cfg.cache),
+        openai_cache_key=cfg.cache.openai_key,
     )
 
 

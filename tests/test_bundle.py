@@ -349,3 +349,32 @@ def test_worker_processes_build_the_same_bundle_byte_for_byte(run_cli, bundle_ar
 def test_jobs_must_be_a_positive_whole_number(run_cli, bundle_args, jobs):
     code, _, err = run_cli(*bundle_args, "--jobs", jobs)
     assert code == 2 and "--jobs" in err and "a whole number of at least 1" in err
+
+
+TIER_FILES = {"AGENTS.md": "# Rules\n", "SOUL.md": "# Persona\n\nYou are Wren, calm and brief.\n", "USER.md": "# User\n",
+              "MEMORY.md": "# Memory\n\n- A note.\n"}  # fmt: skip
+
+
+def test_the_manifest_has_every_variant_s_cache_tiers(run_cli, make_workspace, tmp_path):
+    workspace = make_workspace(TIER_FILES)
+    matrix = tmp_path / "matrix.yaml"
+    matrix.write_text("sessions: [main]\nchat_types: [direct, group]\n", encoding="utf-8")
+    assert run_cli("bundle", "--matrix", matrix, "--out", tmp_path / "b", "--workspace", workspace)[0] == 0
+    direct, group = json.loads((tmp_path / "b" / "manifest.json").read_text(encoding="utf-8"))["variants"]
+    stable = (tmp_path / "b" / "stable" / f"{direct['stable_sha256']}.md").read_text(encoding="utf-8")
+    assert sum(t["chars"] for t in direct["tiers"]) == len(stable) + 2
+    assert [u["name"] for u in direct["tiers"][2]["units"]] == ["file:MEMORY.md", "section:silent_replies"]
+    assert [t["key"] for t in group["tiers"][:2]] == [t["key"] for t in direct["tiers"][:2]]
+    assert group["tiers"][2]["key"] != direct["tiers"][2]["key"]  # MEMORY.md stays out of groups
+
+
+def test_check_says_which_cache_tier_an_edit_invalidated(run_cli, make_workspace, tmp_path):
+    before = make_workspace(TIER_FILES)
+    matrix = tmp_path / "matrix.yaml"
+    matrix.write_text("sessions: [main]\nchat_types: [direct]\n", encoding="utf-8")
+    bundle = tmp_path / "bundle"
+    assert run_cli("bundle", "--matrix", matrix, "--out", bundle, "--workspace", before)[0] == 0
+    (before / "SOUL.md").write_text("# Persona\n\nYou are Wren, warm and brief.\n", encoding="utf-8")
+    code, out, err = run_cli("bundle", "--matrix", matrix, "--out", bundle, "--workspace", before, "--check")
+    assert code == 1
+    assert "cache tier 2 invalidated by SOUL.md; cache tier 3 invalidated by SOUL.md (in an earlier tier)" in out + err

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 from conftest import EXAMPLES
@@ -15,21 +16,92 @@ def parts(run_cli):
     return data["stable"], data["volatile"]
 
 
-def test_anthropic_caches_only_the_stable_block(run_cli):
+def anthropic(run_cli, *extra):
+    code, out, err = run_cli(*RENDER, "--format", "anthropic", *extra)
+    assert code == 0, err
+    return json.loads(out)["system"]
+
+
+def openai_text(run_cli, *extra):
+    _, out, _ = run_cli(*RENDER, "--format", "openai", *extra)
+    return json.loads(out)["messages"][0]["content"]
+
+
+def test_anthropic_gets_one_cached_block_per_tier_then_the_volatile_block(run_cli):
     stable, volatile = parts(run_cli)
-    code, out, _ = run_cli(*RENDER, "--format", "anthropic")
-    system = json.loads(out)["system"]
-    assert code == 0
-    assert system == [
-        {"type": "text", "text": stable, "cache_control": {"type": "ephemeral"}},
-        {"type": "text", "text": volatile},
-    ]
+    system = anthropic(run_cli)
+    cached, fresh = system[:-1], system[-1]
+    # The example workspace has every tier: sections and AGENTS/TOOLS/IDENTITY | SOUL, USER | MEMORY.
+    assert len(cached) == 3
+    assert all(set(block) == {"type", "text", "cache_control"} for block in cached)
+    assert fresh == {"type": "text", "text": volatile}
+    assert "## AGENTS.md\n" in cached[0]["text"] and "## MEMORY.md" not in cached[0]["text"]
+    assert "## SOUL.md\n" in cached[1]["text"] and "## USER.md\n" in cached[1]["text"]
+    memory = (EXAMPLES / "workspace" / "MEMORY.md").read_text(encoding="utf-8").strip()
+    assert memory in cached[2]["text"] and "## MEMORY.md\n" in cached[2]["text"]
+    assert all(block["text"].endswith("\n\n") for block in cached)
+    joined = "".join(block["text"] for block in system)
+    assert joined == stable + "\n\n" + volatile == openai_text(run_cli)
 
 
-def test_bedrock_puts_a_cache_point_between_the_parts(run_cli):
+def test_the_default_ttl_is_an_hour_on_the_first_breakpoint_and_five_minutes_after(run_cli):
+    controls = [block["cache_control"] for block in anthropic(run_cli)[:-1]]
+    assert controls == [{"type": "ephemeral", "ttl": "1h"}, {"type": "ephemeral", "ttl": "5m"}, {"type": "ephemeral", "ttl": "5m"}]
+
+
+def test_a_one_hour_ttl_is_on_every_anthropic_breakpoint_and_bedrock_cache_point(run_cli):
+    system = anthropic(run_cli, "--set", "prompt.cache.ttl=1h")
+    assert [block.get("cache_control") for block in system] == [{"type": "ephemeral", "ttl": "1h"}] * 3 + [None]
+    _, out, _ = run_cli(*RENDER, "--format", "bedrock", "--set", "prompt.cache.ttl=1h")
+    points = [entry["cachePoint"] for entry in json.loads(out)["system"] if "cachePoint" in entry]
+    assert points == [{"type": "default", "ttl": "1h"}] * 3
+
+
+def test_a_tier_under_the_minimum_is_merged_into_the_next(run_cli):
+    # The identity line alone in tier 1 (a few dozen tokens, under Anthropic's 1,024), the other
+    # sections and files in tier 2, MEMORY.md in tier 3: three tiers, two breakpoints.
+    tiers = "prompt.cache.tiers=[[identity], [sections, AGENTS.md, TOOLS.md, IDENTITY.md, SOUL.md, USER.md], [MEMORY.md]]"
+    _, out, _ = run_cli(*RENDER, "--format", "json", "--set", tiers)
+    compiled = json.loads(out)["tiers"]
+    assert [t["units"][0]["name"] for t in compiled] == ["section:identity", "section:tooling", "file:MEMORY.md"]
+    assert compiled[0]["chars"] < 400
+    system = anthropic(run_cli, "--set", tiers)
+    cached = [block for block in system if "cache_control" in block]
+    assert len(cached) == 2 and len(system) == 3
+    assert len(cached[0]["text"]) == compiled[0]["chars"] + compiled[1]["chars"]
+    assert cached[0]["cache_control"] == {"type": "ephemeral", "ttl": "5m"}  # the kept breakpoint's (tier 2) TTL
+    assert cached[0]["text"].startswith("You are a personal AI assistant") and "## USER.md\n" in cached[0]["text"]
+    assert "## MEMORY.md\n" in cached[1]["text"]
+    assert "".join(block["text"] for block in system) == openai_text(run_cli, "--set", tiers)
+
+
+def test_a_prompt_too_small_to_cache_still_has_one_breakpoint(run_cli):
+    system = anthropic(run_cli, "--mode", "none")
+    assert [("cache_control" in block) for block in system] == [True, False]
+
+
+def test_bedrock_puts_a_cache_point_after_each_tier(run_cli):
     stable, volatile = parts(run_cli)
     _, out, _ = run_cli(*RENDER, "--format", "bedrock")
-    assert json.loads(out)["system"] == [{"text": stable}, {"cachePoint": {"type": "default"}}, {"text": volatile}]
+    system = json.loads(out)["system"]
+    texts = [entry["text"] for entry in system if "text" in entry]
+    kinds = ["point" if "cachePoint" in entry else "text" for entry in system]
+    assert kinds == ["text", "point", "text", "point", "text", "point", "text"]
+    assert system[1]["cachePoint"] == {"type": "default", "ttl": "1h"}
+    assert system[3]["cachePoint"] == system[5]["cachePoint"] == {"type": "default", "ttl": "5m"}
+    assert "".join(texts) == stable + "\n\n" + volatile
+
+
+def test_the_openai_cache_key_comes_from_the_stable_hash_when_asked_for(run_cli):
+    stable, _ = parts(run_cli)
+    key = "promptc-" + hashlib.sha256(stable.encode("utf-8")).hexdigest()[:16]
+    for fmt in ("openai", "responses"):
+        _, plain, _ = run_cli(*RENDER, "--format", fmt)
+        _, keyed, _ = run_cli(*RENDER, "--format", fmt, "--set", "prompt.cache.openaiKey=true")
+        assert "prompt_cache_key" not in json.loads(plain)
+        assert json.loads(keyed)["prompt_cache_key"] == key
+    _, other, _ = run_cli(*RENDER, "--format", "openai", "--set", "prompt.cache.openaiKey=true", "--channel", "discord")
+    assert json.loads(other)["prompt_cache_key"] == key  # a volatile fact keeps the key
 
 
 def test_openai_is_one_system_message_starting_with_the_stable_part(run_cli):

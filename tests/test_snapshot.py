@@ -256,3 +256,18 @@ def test_the_leak_guard_matches_whole_paths_not_prefixes(run_cli, tmp_path):
     outputs = snapshots / "telegram-direct"
     assert f"Your working directory is {archive}." in (outputs / "stable.md").read_text(encoding="utf-8")
     assert "<snapshots>-archive" not in (outputs / "context.json").read_text(encoding="utf-8")
+
+
+def test_a_drifted_stable_part_names_the_cache_tier_and_the_file_behind_it(run_cli, snapshots):
+    user = snapshots / "_fixtures" / "household" / "USER.md"
+    user.write_text(user.read_text(encoding="utf-8") + "- Prefers tea after six.\n", encoding="utf-8")
+    code, out, _ = run_cli("snapshot", "check", "--dir", snapshots)
+    assert code == 1
+    lines = out.splitlines()
+    assert "telegram-direct/stable.md: cache tier 2 invalidated by USER.md; cache tier 3 invalidated by USER.md (in an earlier tier)" in lines
+
+
+def test_a_template_change_names_the_section_in_the_first_tier(run_cli, snapshots, edited_safety):
+    code, out, _ = run_cli("snapshot", "check", "--dir", snapshots, "--templates", edited_safety)
+    assert code == 1
+    assert "cron-job/stable.md: cache tier 1 invalidated by section safety;" in out

@@ -61,7 +61,10 @@ def test_a_workspace_edit_re_renders_and_names_the_changed_stable_section(projec
     assert out.count("You are Moss, a cheerful gardener.") == 1
     lines = err.splitlines()
     assert lines[0].startswith("promptc: stable part: ")
-    assert lines[1] == "promptc: SOUL.md changed; stable part changed: sections project_context (cache invalidated)"
+    assert lines[1] == (
+        "promptc: SOUL.md changed; stable part changed: cache tier 2 invalidated by SOUL.md;"
+        " cache tier 3 invalidated by SOUL.md (in an earlier tier)"
+    )
 
 
 def test_a_volatile_change_leaves_the_stable_part_alone(project, capsys):
@@ -88,7 +91,11 @@ def test_a_template_syntax_error_is_printed_and_the_fix_re_renders(project, tmp_
     assert code == 0
     lines = err.splitlines()
     assert lines[1].startswith(f"promptc: error: {section}:8:1: template syntax error")
-    assert lines[2] == "promptc: safety.md.j2 changed; stable part changed: sections safety (cache invalidated)"
+    assert lines[2] == (
+        "promptc: safety.md.j2 changed; stable part changed: cache tier 1 invalidated by section safety;"
+        " cache tier 2 invalidated by section safety (in an earlier tier);"
+        " cache tier 3 invalidated by section safety (in an earlier tier)"
+    )
     assert "## Safety rules" in out
 
 
@@ -210,7 +217,10 @@ def test_pointing_the_config_at_another_workspace_watches_that_one(project, make
     out, err = capsys.readouterr()
     assert code == 0
     assert "You are Fern, a talkative botanist." in out
-    assert err.splitlines()[2] == "promptc: SOUL.md changed; stable part changed: sections project_context (cache invalidated)"
+    assert err.splitlines()[2] == (
+        "promptc: SOUL.md changed; stable part changed: cache tier 2 invalidated by SOUL.md;"
+        " cache tier 3 invalidated by SOUL.md (in an earlier tier)"
+    )
 
 
 def test_a_file_in_a_dir_created_while_watching_is_seen(project, capsys):
@@ -226,7 +236,7 @@ def test_a_file_in_a_dir_created_while_watching_is_seen(project, capsys):
     code = _watch(["--config", config, "--run", run], add_skill, 2)
     out, err = capsys.readouterr()
     assert code == 0
-    assert err.splitlines()[2].startswith("promptc: SKILL.md changed; stable part changed: sections skills")
+    assert err.splitlines()[2].startswith("promptc: SKILL.md changed; stable part changed: cache tier 1 invalidated by section skills;")
     assert "Tidy the pantry shelves." in out
 
 

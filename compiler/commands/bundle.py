@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from .. import batch, engine, pipeline
+from ..cache import diff as cache_diff
+from ..cache import tiers as cache_tiers
 from ..config import runfacts, yamlsrc
 from ..emit import context, payloads, tokens
 from ..errors import Location, PromptcError
@@ -180,6 +182,7 @@ def _row(run: RunFacts, prompt: Prompt, stable_tokens: int) -> dict[str, Any]:
         "stable_chars": len(prompt.stable),
         "volatile_chars": len(prompt.volatile),
         "tokens": {"stable": stable_tokens, "volatile": context.token_count(prompt.volatile)},
+        "tiers": cache_tiers.entries(prompt.tiers, prompt.units),
     }
 
 
@@ -347,12 +350,24 @@ def _row_changes(stored: Mapping[tuple, Mapping[str, Any]], built: Built, *, sam
 
 
 def _field_changes(key: tuple, old: Mapping[str, Any], new: Mapping[str, Any], same_tokens: bool) -> list[str]:
-    fields = [f for f in new if f not in ROW_KEYS and (same_tokens or f != "tokens")]
+    fields = [f for f in new if f not in (*ROW_KEYS, "tiers") and (same_tokens or f != "tokens")]
     changes = [f"{f} {old.get(f)} -> {new[f]}" for f in fields if old.get(f) != new[f]]
+    if old.get("tiers") != new["tiers"]:
+        changes.append(_tier_words(old.get("tiers"), new["tiers"]))
     if not changes:
         return []
     note = " (stable prefix changed: cache invalidated)" if old.get("stable_sha256") != new["stable_sha256"] else ""
     return [f"variant {_label(key)}: {'; '.join(changes)}{note}"]
+
+
+def _tier_words(old: Any, new: list[dict[str, Any]]) -> str:
+    """The tier changes in the words watch mode and `cache diff` use."""
+    if not isinstance(old, list):
+        return "cache tiers added (the bundle was built before them)"
+    try:
+        return cache_diff.summary(cache_diff.compare(old, new))
+    except (KeyError, TypeError):
+        return "cache tiers unreadable in the stored manifest"
 
 
 def _stable_file_problems(out: Path, built: Built) -> list[str]:

@@ -25,6 +25,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "lint": ("lint", "check section templates: metadata, variables, reachability"),
     "snapshot": ("snapshot", "generate or check the committed prompt snapshots"),
     "bundle": ("bundle", "compile every variant of a matrix into a content-addressed bundle"),
+    "cache": ("cache", "simulate provider prompt caches over a session trace; say why a cache tier changed"),
     "transcript": ("transcript", "repair or sanitise stored session transcripts"),
 }
 """Command name -> (module in this package, one-line help), in the order `--help` lists them."""

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from .. import engine, resources
+from ..cache import diff as cache_diff
 from ..config import layers
 from ..errors import PromptcError
 from ..model import Prompt
@@ -179,21 +180,13 @@ def render_once(args: argparse.Namespace, previous: Prompt | None, changed: list
 
 
 def stable_summary(previous: Prompt | None, prompt: Prompt) -> str:
-    """One line on the stable part: its size first, then whether (and where) it changed."""
+    """One line on the stable part: its size first, then whether it changed and which cache
+    tiers that invalidated (and by which section or file)."""
     if previous is None:
         return f"stable part: {len(prompt.stable)} chars, sha256 {prompt.stable_sha256[:12]}"
     if previous.stable == prompt.stable:
         return "stable part unchanged"
-    ids = changed_sections(previous, prompt)
-    where = f": sections {', '.join(ids)}" if ids else ""
-    return f"stable part changed{where} (cache invalidated)"
-
-
-def changed_sections(before: Prompt, after: Prompt) -> list[str]:
-    """Stable sections added, removed or edited, in the new prompt's order, removed ones last."""
-    old = {s.id: s.text for s in before.sections if s.side == "stable"}
-    new = {s.id: s.text for s in after.sections if s.side == "stable"}
-    return [i for i in new if old.get(i) != new[i]] + [i for i in old if i not in new]
+    return f"stable part changed: {cache_diff.summary(cache_diff.compare_prompts(previous, prompt))}"
 
 
 # --------------------------------------------------------------------------- what to watch

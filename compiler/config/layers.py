@@ -20,7 +20,7 @@ from typing import Any, Mapping, MutableMapping, Sequence
 from .. import fsutil, resources
 from ..errors import ConfigError, Location
 from ..freshness import Tracker
-from ..model import Budgets, HeartbeatConfig, ResolvedConfig, SkillsConfig
+from ..model import Budgets, CacheConfig, HeartbeatConfig, ResolvedConfig, SkillsConfig
 from . import schema, yamlsrc
 
 # --------------------------------------------------------------------------- layers
@@ -220,7 +220,7 @@ def resolve(configs: ConfigSet, agent: str | None) -> ResolvedConfig:
     agent = agent or _default_agent_id(entries)
     entry = _find_agent(configs, entries, agent)
     settings = _merge(configs.tree["agents"]["defaults"], {k: v for k, v in entry.items() if k != "id"})
-    return _build(configs.tree, settings, entry, agent, _default_agent_id(entries))
+    return _build(configs.tree, settings, entry, agent, _default_agent_id(entries), _cache_config(configs))
 
 
 def _find_agent(configs: ConfigSet, entries: list[dict], agent: str) -> dict:
@@ -242,7 +242,20 @@ def _default_agent_id(entries: list[dict]) -> str:
     return entries[0]["id"] if entries else "main"
 
 
-def _build(tree: Mapping[str, Any], s: dict, entry: dict, agent: str, default_agent: str) -> ResolvedConfig:
+def _cache_config(configs: ConfigSet) -> CacheConfig:
+    """`prompt.cache`, with where each tier entry was written (its section ids are checked
+    against the catalogue later, when the sections are known)."""
+    tree = configs.tree["prompt"]["cache"]
+    tiers = tuple(tuple(tier) for tier in tree["tiers"])
+    locations = {}
+    for i, tier in enumerate(tiers):
+        for j, name in enumerate(tier):
+            origin = configs.origins.get(("prompt", "cache", "tiers", i, j)) or configs.origins.get(("prompt", "cache", "tiers"))
+            locations[name] = origin.location if origin and origin.location else Location(origin.label if origin else "config")
+    return CacheConfig(tiers, tree["ttl"] or (), tree["openaiKey"], MappingProxyType(locations))
+
+
+def _build(tree: Mapping[str, Any], s: dict, entry: dict, agent: str, default_agent: str, cache: CacheConfig) -> ResolvedConfig:
     skills_tree = tree["skills"]
     limits = {**skills_tree["limits"], **entry.get("skillsLimits", {})}
     return ResolvedConfig(
@@ -278,6 +291,7 @@ def _build(tree: Mapping[str, Any], s: dict, entry: dict, agent: str, default_ag
         hooks=tuple(tree["hooks"]["bootstrap"]),
         context_limits=MappingProxyType(dict(s["contextLimits"])),
         tree=_freeze(tree),
+        cache=cache,
     )
 
 

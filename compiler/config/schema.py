@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 import zoneinfo
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
 from ..errors import ConfigError
+from ..model import CACHE_TTLS, MAX_CACHE_TIERS
 from . import openclaw, yamlsrc
 
 
@@ -153,6 +155,54 @@ def _describe(value: Any) -> str:
     return type(value).__name__
 
 
+TIER_FILES: tuple[str, ...] = ("AGENTS.md", "SOUL.md", "TOOLS.md", "IDENTITY.md", "USER.md", "BOOTSTRAP.md", "MEMORY.md", "memory.md")
+"""Workspace files a cache tier may name (HEARTBEAT.md always renders below the boundary)."""
+_SECTION_ID = re.compile(r"^[a-z][a-z0-9_]*$")
+
+
+def _cache_tiers(value: Any) -> str | None:
+    """At most three tiers, each a list of file names and section ids, no name twice. Section
+    ids are checked against the catalogue when the sections are known (cache/tiers.py)."""
+    if not isinstance(value, list) or not all(isinstance(tier, list) for tier in value):
+        return f"expected a list of tiers, each a list of file names and section ids, got {_describe(value)}"
+    if len(value) > MAX_CACHE_TIERS:
+        return f"at most {MAX_CACHE_TIERS} tiers (a runtime keeps the fourth breakpoint for the conversation), got {len(value)}"
+    seen: set[str] = set()
+    for name in (name for tier in value for name in tier):
+        problem = _tier_name(name) or (f"{name!r} is in more than one tier" if name in seen else None)
+        if problem:
+            return problem
+        seen.add(name)
+    return None
+
+
+def _tier_name(name: Any) -> str | None:
+    if not isinstance(name, str):
+        return f"a tier lists file names and section ids, got {_describe(name)}"
+    if name in TIER_FILES or name == "sections" or _SECTION_ID.match(name):
+        return None
+    if name == "HEARTBEAT.md":
+        return "HEARTBEAT.md renders below the cache boundary, so it has no cache tier"
+    match = difflib.get_close_matches(name, TIER_FILES, n=1, cutoff=0.6) or [f for f in TIER_FILES if f.lower() == name.lower()]
+    hint = f" (did you mean '{match[0]}'?)" if match else ""
+    return f"unknown tier entry {name!r}: expected a workspace file name, a section id or 'sections'{hint}"
+
+
+def _cache_ttl(value: Any) -> str | None:
+    """`5m`, `1h`, or one per tier, never longer than the tier before (Anthropic's rule)."""
+    values = value if isinstance(value, list) else [value]
+    if not values or len(values) > MAX_CACHE_TIERS or not all(v in CACHE_TTLS for v in values):
+        return f"expected 5m, 1h or a list of at most {MAX_CACHE_TIERS} of them, got {_describe(value)}"
+    order = [CACHE_TTLS.index(v) for v in values]
+    if order != sorted(order, reverse=True):
+        return f"a later tier cannot live longer than an earlier one, got {values}"
+    return None
+
+
+def _ttl_tuple(value: Any) -> tuple[str, ...]:
+    return tuple(value) if isinstance(value, list) else (value,)
+
+
 POSITIVE_INT = Field(_positive_int)
 BOOL = Field(_boolean)
 
@@ -202,7 +252,15 @@ SCHEMA = Table(
         "memory": Table({"citations": _choice_field("auto", "on", "off")}),
         "acp": Table({"enabled": BOOL}),
         "prompt": Table(
-            {"cacheBoundaryMarker": Field(_marker), "templateDirs": Field(_string_list, is_path=True)}
+            {
+                "cacheBoundaryMarker": Field(_marker),
+                "templateDirs": Field(_string_list, is_path=True),
+                "cache": Table({
+                    "tiers": Field(_cache_tiers),
+                    "ttl": Field(_cache_ttl, nullable=True, convert=_ttl_tuple),
+                    "openaiKey": BOOL,
+                }),
+            }
         ),
         "hooks": Table({"bootstrap": Field(_hook)}),
     }

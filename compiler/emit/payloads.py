@@ -17,7 +17,8 @@ import json
 import re
 from typing import Any, Callable, Iterable, Mapping, Union
 
-from ..model import ContextFile, Prompt
+from ..cache import tiers as cache_tiers
+from ..model import CacheTier, ContextFile, Prompt
 
 Payload = Union[str, dict[str, Any]]
 """What an emitter returns: text for `text`, data for everything else."""
@@ -49,6 +50,7 @@ def to_json(prompt: Prompt) -> dict[str, Any]:
         "heartbeat": {"skip": prompt.heartbeat_skip},
         "warnings": list(prompt.warnings),
         "fingerprint": {"stable_sha256": prompt.stable_sha256, "volatile_sha256": prompt.volatile_sha256},
+        "tiers": cache_tiers.entries(prompt.tiers, prompt.units),
     }
     if prompt.surfaces is not None:
         data["surfaces"] = dict(prompt.surfaces)
@@ -64,12 +66,15 @@ def _file(f: ContextFile) -> dict[str, Any]:
 
 
 def to_anthropic(prompt: Prompt) -> dict[str, Any]:
-    """`system` blocks for the Messages API. The cacheable text comes first and only its last
-    block carries `cache_control`; with the codex harness the developer files are a block of
-    their own in the cached run and the per-turn notes a last block."""
+    """`system` blocks for the Messages API: one per cache tier, each with `cache_control` (and
+    its TTL), then the volatile block; the blocks' texts joined are the OpenAI text. With the
+    codex harness the developer files follow the tiers and carry the last breakpoint instead,
+    and the per-turn notes are a last block."""
     cached, fresh = _cached_and_fresh(prompt)
-    blocks: list[dict[str, Any]] = [{"type": "text", "text": text} for text in cached]
-    blocks[-1]["cache_control"] = {"type": "ephemeral"}
+    blocks: list[dict[str, Any]] = [{"type": "text", "text": text} for text, _ in cached]
+    for block, (_, ttl) in zip(blocks, cached):
+        if ttl is not None:
+            block["cache_control"] = {"type": "ephemeral", "ttl": ttl}
     blocks += [{"type": "text", "text": text} for text in fresh]
     return {"system": blocks}
 
@@ -83,37 +88,58 @@ def to_openai(prompt: Prompt, messages: Iterable[Mapping[str, Any]] = ()) -> dic
         instructions = [{"role": role, "content": _without_marker(prompt)}]
     else:
         instructions = [{"role": role, "content": text} for text in _surface_texts(prompt)]
-    return {"messages": [*instructions, *(dict(m) for m in messages)]}
+    return {"messages": [*instructions, *(dict(m) for m in messages)], **_cache_key(prompt)}
 
 
 def to_responses(prompt: Prompt) -> dict[str, Any]:
     """`instructions` for the Responses API: the prompt text without the marker (with the codex
     harness: every surface, cacheable ones first, one blank line apart)."""
     if prompt.surfaces is None:
-        return {"instructions": _without_marker(prompt)}
-    return {"instructions": "\n\n".join(_surface_texts(prompt))}
+        return {"instructions": _without_marker(prompt), **_cache_key(prompt)}
+    return {"instructions": "\n\n".join(_surface_texts(prompt)), **_cache_key(prompt)}
+
+
+def _cache_key(prompt: Prompt) -> dict[str, str]:
+    """`prompt_cache_key` when `prompt.cache.openaiKey` is on: the same stable part, the same
+    key, so OpenAI routes its requests to the same cache."""
+    return {"prompt_cache_key": "promptc-" + prompt.stable_sha256[:16]} if prompt.openai_cache_key else {}
 
 
 def to_bedrock(prompt: Prompt) -> dict[str, Any]:
-    """`system` for Bedrock Converse: the cacheable text, a cache point, then the rest."""
+    """`system` for Bedrock Converse: each cache tier's text followed by a cache point (with
+    its TTL), then the rest."""
     cached, fresh = _cached_and_fresh(prompt)
-    system: list[dict[str, Any]] = [{"text": text} for text in cached]
-    system.append({"cachePoint": {"type": "default"}})
+    system: list[dict[str, Any]] = []
+    for text, ttl in cached:
+        system.append({"text": text})
+        if ttl is not None:
+            system.append({"cachePoint": {"type": "default", "ttl": ttl}})
     system += [{"text": text} for text in fresh]
     return {"system": system}
 
 
-def _cached_and_fresh(prompt: Prompt) -> tuple[list[str], list[str]]:
-    """(texts that belong before the cache point, texts after it), empty ones left out; the
-    first list always has the stable part."""
+def breakpoints(prompt: Prompt) -> tuple[CacheTier, ...]:
+    """The tiers as sent to Anthropic or Bedrock: one too short to cache merged into the next."""
+    return cache_tiers.merged(prompt.tiers, cache_tiers.min_tokens(prompt.model))
+
+
+def _cached_and_fresh(prompt: Prompt) -> tuple[list[tuple[str, str | None]], list[str]]:
+    """([(text, breakpoint TTL or None)] before the last cache point, texts after it), empty
+    ones left out. With the codex harness the developer files join the cached run and take the
+    last tier's breakpoint."""
     surfaces = prompt.surfaces or {}
     developer, turn = surfaces.get("developer", ""), surfaces.get("turn", "")
-    return [prompt.stable, *([developer] if developer else [])], [text for text in (prompt.volatile, turn) if text]
+    tiers = breakpoints(prompt)
+    cached: list[tuple[str, str | None]] = [(t.text, t.ttl) for t in tiers] or [(prompt.stable, "5m")]
+    if developer:
+        cached = [*cached[:-1], (cached[-1][0], None), (developer, cached[-1][1])]
+    return cached, [text for text in (prompt.volatile, turn) if text]
 
 
 def _surface_texts(prompt: Prompt) -> list[str]:
-    cached, fresh = _cached_and_fresh(prompt)
-    return [text for text in cached + fresh if text]
+    surfaces = prompt.surfaces or {}
+    texts = [prompt.stable, surfaces.get("developer", ""), prompt.volatile, surfaces.get("turn", "")]
+    return [text for text in texts if text]
 
 
 def openai_role(model: str | None) -> str:

@@ -21,7 +21,8 @@ from jinja2.parser import Parser
 
 from ..errors import Location, TemplateError
 from ..freshness import LRU
-from ..model import RenderedSection
+from ..cache import tiers as cache_tiers
+from ..model import CacheConfig, PromptUnit, RenderedSection
 from .catalogue import SectionSpec, Selection
 from .text import neutralise, normalise
 from .variables import STABLE, VOLATILE, Contexts
@@ -43,6 +44,8 @@ class Rendered:
     """Rendered sections in output order."""
     outline: tuple[tuple[str, bool, str], ...]
     """Every section in prompt order (stable side first): (id, rendered?, why)."""
+    units: tuple[PromptUnit, ...] = ()
+    """The stable part as cache units: `JOIN.join(u.text for u in units) == stable`."""
 
 
 def make_environment() -> jinja2.Environment:
@@ -66,6 +69,10 @@ ENV = make_environment()
 """For parsing and static checks (`promptc lint`); rendering goes through a Renderer's own."""
 
 Side = tuple[tuple[RenderedSection, ...], tuple[tuple[str, bool, str], ...]]
+StableSide = tuple[tuple[RenderedSection, ...], tuple[tuple[str, bool, str], ...], tuple[PromptUnit, ...]]
+PER_FILE_BLOCKS = ("head", "file")
+"""A stable section whose template defines these two blocks is one cache unit for its `head`
+and one per workspace file (its `file` block, with `file` bound); see project_context.md.j2."""
 STABLE_CACHE_SIZE = 32
 TEMPLATE_CACHE_SIZE = 512
 SECTION_CACHE_SIZE = 1024
@@ -91,26 +98,53 @@ class Renderer:
         self.reads: LRU[tuple, tuple[str, ...]] = LRU(TEMPLATE_CACHE_SIZE)
         self.seen: LRU[tuple, bool] = LRU(TEMPLATE_CACHE_SIZE)
         self.sections: LRU[tuple, tuple[RenderedSection | None, str]] = LRU(SECTION_CACHE_SIZE)
-        self.stable: LRU[tuple, Side] = LRU(stable_cache_size)
+        self.stable: LRU[tuple, StableSide] = LRU(stable_cache_size)
 
-    def render(self, selections: Sequence[Selection], contexts: Contexts, marker: str, mode: str) -> Rendered:
-        """Render every active section on its side, then join the two sides around the marker."""
+    def render(
+        self, selections: Sequence[Selection], contexts: Contexts, marker: str, mode: str, cache: CacheConfig = CacheConfig()
+    ) -> Rendered:
+        """Render every active section on its side, then join the two sides around the marker.
+        `cache` orders the project-context files by cache tier."""
         stable_side = tuple(s for s in selections if s.spec.side == "stable")
         volatile_side = tuple(s for s in selections if s.spec.side != "stable")
-        stable_sections, stable_outline = self._render_stable(stable_side, contexts.stable, marker)
+        stable_sections, stable_outline, units = self._render_stable(stable_side, contexts.stable, marker, cache)
         volatile_sections, volatile_outline = self._render_side(volatile_side, contexts.volatile, marker)
         stable = JOIN.join(s.text for s in stable_sections)
         volatile = JOIN.join(s.text for s in volatile_sections)
         parts = (p for p in (stable, volatile) if p) if mode == "none" else (stable, marker, volatile)
         sections, outline = stable_sections + volatile_sections, stable_outline + volatile_outline
-        return Rendered(stable, volatile, JOIN.join(parts), sections, outline)
+        return Rendered(stable, volatile, JOIN.join(parts), sections, outline, units)
 
-    def _render_stable(self, selections: tuple[Selection, ...], context: Mapping[str, Any], marker: str) -> Side:
-        key = (selections, marker, freeze(context))
+    def _render_stable(
+        self, selections: tuple[Selection, ...], context: Mapping[str, Any], marker: str, cache: CacheConfig
+    ) -> StableSide:
+        key = (selections, marker, freeze(context), cache.tiers)
         cached = self.stable.get(key)
         if cached is None:
-            cached = self.stable[key] = self._render_side(selections, context, marker)
+            if "stable_files" in context:
+                context = {**context, "stable_files": cache_tiers.order_files(context["stable_files"], cache)}
+            sections, outline = self._render_side(selections, context, marker)
+            by_id = {s.spec.id: s for s in selections}
+            units = tuple(u for section in sections for u in self._units(by_id[section.id], section, context, marker))
+            cached = self.stable[key] = (sections, outline, units)
         return cached
+
+    def _units(self, selection: Selection, section: RenderedSection, context: Mapping[str, Any], marker: str) -> list[PromptUnit]:
+        """A rendered stable section as cache units: one, or (for a per-file section) its head
+        and one per file, which joined give the section's text exactly (otherwise it stays one)."""
+        whole = [PromptUnit(cache_tiers.unit_name("section", section.id), section.text)]
+        template = self._template(selection.spec) if selection.override is None else None
+        if template is None or not all(name in template.blocks for name in PER_FILE_BLOCKS):
+            return whole
+        pieces = [(section.id, "section", self._block(template, "head", context, marker))]
+        for file in context.get("stable_files", ()):
+            pieces.append((file["name"], "file", self._block(template, "file", {**context, "file": file}, marker)))
+        units = [PromptUnit(cache_tiers.unit_name(kind, name), text) for name, kind, text in pieces if text]
+        return units if JOIN.join(u.text for u in units) == section.text else whole
+
+    def _block(self, template: jinja2.Template, name: str, context: Mapping[str, Any], marker: str) -> str:
+        """One block of a template, normalised like a whole section."""
+        return neutralise(normalise("".join(template.blocks[name](template.new_context(dict(context))))), marker)
 
     def _render_side(self, selections: tuple[Selection, ...], context: Mapping[str, Any], marker: str) -> Side:
         rendered: list[RenderedSection] = []
@@ -225,9 +259,11 @@ class Renderer:
         return code
 
 
-def render(selections: Sequence[Selection], contexts: Contexts, marker: str, mode: str) -> Rendered:
+def render(
+    selections: Sequence[Selection], contexts: Contexts, marker: str, mode: str, cache: CacheConfig = CacheConfig()
+) -> Rendered:
     """Render with nothing kept (a Compiler keeps a Renderer instead)."""
-    return Renderer(bytecode_cache=False).render(selections, contexts, marker, mode)
+    return Renderer(bytecode_cache=False).render(selections, contexts, marker, mode, cache)
 
 
 def _bytecode_cache() -> jinja2.BytecodeCache | None:

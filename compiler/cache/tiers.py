@@ -1,0 +1,175 @@
+"""Cut the stable part into cache tiers (issue 11).
+
+The stable part is a list of units (each stable section, and each workspace file of the project
+context); tiers are cut points in that list. A unit's tier is the one `prompt.cache.tiers` names
+it in, or the tier of `sections` when it is not named, but never lower than the unit before
+it: sections keep the catalogue's order, so only the project-context files move (they are
+ordered by tier, then load order), and the sections that follow them go to the last tier.
+
+Pure functions of their arguments: no I/O.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import math
+import re
+from typing import Any, Sequence
+
+from ..errors import ConfigError, Location
+from ..model import CacheConfig, CacheTier, PromptUnit
+
+JOIN = "\n\n"
+"""What separates units in the stable part, and ends every tier's text."""
+SECTIONS = "sections"
+"""The tier entry that stands for every stable section not named elsewhere."""
+DEFAULT_TTLS = ("1h", "5m")
+"""With no `prompt.cache.ttl`: an hour on the first tier, five minutes on later ones."""
+SECTION_PREFIX, FILE_PREFIX = "section:", "file:"
+
+MIN_TOKENS_DEFAULT = 1024
+MIN_TOKENS: tuple[tuple[re.Pattern[str], int], ...] = (
+    (re.compile(r"claude-(opus-4[-.]5|haiku-4[-.]5)", re.IGNORECASE), 4096),
+    (re.compile(r"claude-(3-haiku|3-5-haiku|haiku-3)", re.IGNORECASE), 2048),
+)
+"""Models whose shortest cacheable prefix is not Anthropic's usual 1,024 tokens."""
+
+
+def unit_name(kind: str, name: str) -> str:
+    """`section:<id>` or `file:<NAME>`."""
+    return (SECTION_PREFIX if kind == "section" else FILE_PREFIX) + name
+
+
+def label(unit: str) -> str:
+    """How a unit is named to a person: the file name, or `section <id>`."""
+    if unit.startswith(FILE_PREFIX):
+        return unit[len(FILE_PREFIX):]
+    return "section " + unit[len(SECTION_PREFIX):]
+
+
+# --------------------------------------------------------------------------- assignment
+
+
+def assigned_tier(unit: str, cache: CacheConfig) -> int:
+    """The 0-based tier `prompt.cache.tiers` puts a unit in (unnamed: where `sections` is)."""
+    bare = unit.split(":", 1)[1]
+    fallback = 0
+    for index, tier in enumerate(cache.tiers):
+        if bare in tier:
+            return index
+        if SECTIONS in tier:
+            fallback = index
+    return fallback
+
+
+def order_files(files: Sequence[Any], cache: CacheConfig) -> list[Any]:
+    """The project context's files (dicts with a `name`) by tier, then in load order."""
+    return sorted(files, key=lambda f: assigned_tier(unit_name("file", f["name"]), cache))
+
+
+def check_sections(cache: CacheConfig, sides: dict[str, str]) -> None:
+    """Every section id a tier names must be a stable section of the catalogue (`sides`: id ->
+    side); the error points at the config line that names it."""
+    stable = sorted(sid for sid, side in sides.items() if side == "stable")
+    for tier in cache.tiers:
+        for name in tier:
+            if name == SECTIONS or name.endswith(".md"):
+                continue
+            where = cache.locations.get(name)
+            location = where if isinstance(where, Location) else None
+            if sides.get(name) == "volatile":
+                raise ConfigError(f"prompt.cache.tiers: section {name!r} is below the cache boundary, so it has no tier", location)
+            if name not in sides:
+                match = difflib.get_close_matches(name, stable, n=1)
+                hint = f" (did you mean '{match[0]}'?)" if match else ""
+                raise ConfigError(f"prompt.cache.tiers: no stable section {name!r}{hint}", location)
+
+
+def layout(units: Sequence[PromptUnit], cache: CacheConfig) -> tuple[CacheTier, ...]:
+    """The stable part's tiers: each unit in max(its tier, the previous unit's tier), and a
+    section after the project-context files in the last configured tier (so a variant without
+    MEMORY.md still ends its file tiers where the others do); empty tiers vanish; every tier's
+    text ends with the separator."""
+    groups: list[tuple[int, list[PromptUnit]]] = []
+    current, after_files = 0, False
+    for unit in units:
+        after_files = after_files or unit.name.startswith(FILE_PREFIX)
+        last = len(cache.tiers) - 1 if after_files and unit.name.startswith(SECTION_PREFIX) else 0
+        current = max(current, assigned_tier(unit.name, cache), last)
+        if not groups or groups[-1][0] != current:
+            groups.append((current, []))
+        groups[-1][1].append(unit)
+    running = hashlib.sha256()
+    tiers = []
+    for index, (position, members) in enumerate(groups, start=1):
+        text = "".join(u.text + JOIN for u in members)
+        running.update(text.encode("utf-8"))
+        tiers.append(CacheTier(index, tuple(u.name for u in members), text, ttl_for(position, cache), running.hexdigest()))
+    return tuple(tiers)
+
+
+def ttl_for(position: int, cache: CacheConfig) -> str:
+    """The lifetime asked for the configured tier at `position` (0-based); a list's last entry
+    repeats."""
+    ttls = cache.ttl or DEFAULT_TTLS
+    return ttls[min(position, len(ttls) - 1)]
+
+
+def entries(tiers: Sequence[CacheTier], units: Sequence[PromptUnit]) -> list[dict[str, Any]]:
+    """The tiers as data (JSON output, bundle manifests, `cache diff`): per tier its index,
+    units (name, chars, sha256), chars, TTL, the SHA-256 of its text and its prefix key."""
+    by_name = {u.name: u for u in units}
+    return [
+        {
+            "index": t.index,
+            "units": [{"name": n, "chars": len(by_name[n].text), "sha256": by_name[n].sha256} for n in t.units],
+            "chars": len(t.text), "ttl": t.ttl, "sha256": t.sha256, "key": t.key,
+        }  # fmt: skip
+        for t in tiers
+    ]
+
+
+def unit_texts(stable: str, tiers: Sequence[Any]) -> dict[str, str]:
+    """Each unit's text cut back out of a stable text by the `entries` of its tiers."""
+    texts, position = {}, 0
+    for tier in tiers:
+        for unit in tier["units"]:
+            texts[unit["name"]] = stable[position : position + unit["chars"]]
+            position += unit["chars"] + len(JOIN)
+    return texts
+
+
+# --------------------------------------------------------------------------- merging
+
+
+def estimate_tokens(text: str) -> int:
+    """A deterministic token estimate for the merge decision: UTF-8 bytes / 4, rounded up (a
+    payload never depends on the optional tokenizer)."""
+    return math.ceil(len(text.encode("utf-8")) / 4)
+
+
+def min_tokens(model: str | None) -> int:
+    """The shortest prefix the model's provider caches."""
+    for pattern, tokens in MIN_TOKENS:
+        if model and pattern.search(model):
+            return tokens
+    return MIN_TOKENS_DEFAULT
+
+
+def merged(tiers: Sequence[CacheTier], minimum: int) -> tuple[CacheTier, ...]:
+    """Tiers whose prefix is shorter than `minimum` tokens joined to the next one (a breakpoint
+    there would cache nothing); the last tier always keeps its breakpoint."""
+    kept: list[CacheTier] = []
+    carried: CacheTier | None = None
+    prefix = ""
+    for position, tier in enumerate(tiers):
+        prefix += tier.text
+        if carried is not None:
+            tier = CacheTier(tier.index, carried.units + tier.units, carried.text + tier.text, tier.ttl, tier.key)
+        if estimate_tokens(prefix) < minimum and position < len(tiers) - 1:
+            carried = tier
+            continue
+        kept.append(CacheTier(len(kept) + 1, tier.units, tier.text, tier.ttl, tier.key))
+        carried = None
+    return tuple(kept)

@@ -1,0 +1,122 @@
+"""`promptc cache simulate|diff`: what the provider prompt caches make of a session, and which
+edit invalidated which cache tier."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+from pathlib import Path
+from typing import Any
+
+from .. import engine, pipeline
+from ..cache import diff, replay, report, trace
+from ..cache import tiers as cache_tiers
+from ..emit import payloads
+from ..errors import Location, PromptcError, UsageError
+from ..model import Prompt, RunFacts
+from .common import EXIT_FOUND, EXIT_OK, RUN_FACT_FLAGS, add_input_flags, emit, request_from_args, run_facts
+
+
+class CacheDiffError(PromptcError):
+    """A `cache diff` input cannot be used."""
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Add `cache simulate|diff`."""
+    parser.set_defaults(handler=_no_command)
+    sub = parser.add_subparsers(title="cache commands", parser_class=type(parser))
+    simulate = sub.add_parser("simulate", help="replay a session trace against the providers' cache rules")
+    simulate.add_argument("--trace", type=Path, required=True, metavar="FILE", help="JSONL session trace (one event per turn)")
+    simulate.add_argument("--format", choices=["text", "json"], default="text", help="output format (default: text)")
+    add_input_flags(simulate)
+    simulate.set_defaults(handler=_simulate)
+    compare = sub.add_parser("diff", help="say which cache tiers two compiles do not share, and why")
+    which = compare.add_mutually_exclusive_group(required=True)
+    which.add_argument("--runs", nargs=2, type=Path, metavar=("BEFORE", "AFTER"), help="two run-fact files")
+    which.add_argument("--workspaces", nargs=2, type=Path, metavar=("BEFORE", "AFTER"), help="a workspace before and after an edit")
+    which.add_argument("--bundle", type=Path, metavar="DIR", help="the bundle's variant for these run facts vs the current templates")
+    add_input_flags(compare)
+    compare.set_defaults(handler=_diff)
+
+
+def _no_command(_args: argparse.Namespace) -> int:
+    raise UsageError("choose a cache command: simulate or diff")
+
+
+# --------------------------------------------------------------------------- simulate
+
+
+def _simulate(args: argparse.Namespace) -> int:
+    events = trace.load(args.trace)
+    replayed = replay.replay(request_from_args(args), events, args.trace)
+    data = report.document(replayed, report.simulate_all(replayed), str(args.trace))
+    emit(payloads.dumps(data) if args.format == "json" else report.text(data), None)
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------- diff
+
+
+def _diff(args: argparse.Namespace) -> int:
+    request = request_from_args(args)
+    if args.bundle is not None:
+        after = _compile(request)
+        before_stable, before_tiers = _bundle_variant(args.bundle, after, request.run)
+        changes = diff.compare(before_tiers, cache_tiers.entries(after.tiers, after.units))
+        before_texts = cache_tiers.unit_texts(before_stable, before_tiers)
+    else:
+        if args.runs is not None:
+            flags = {flag.replace("-", "_"): getattr(args, flag.replace("-", "_")) for flag in RUN_FACT_FLAGS}
+            pair = [dataclasses.replace(request, run=run_facts(path, flags)) for path in args.runs]
+        else:  # both name the second directory, so only the files' contents can differ
+            shown = f"agents.defaults.workspace={json.dumps(str(args.workspaces[1].absolute()))}"
+            overrides = (*request.overrides, shown)
+            pair = [dataclasses.replace(request, workspace=path, overrides=overrides) for path in args.workspaces]
+        before, after = (_compile(r) for r in pair)
+        changes = diff.compare_prompts(before, after)
+        before_texts = {u.name: u.text for u in before.units}
+    emit(_diff_text(changes, before_texts, after), None)
+    return EXIT_FOUND if any(c.changed for c in changes) else EXIT_OK
+
+
+def _compile(request: pipeline.Request) -> Prompt:
+    """A compile that writes no state (neither side of a diff is a real turn)."""
+    with engine.Compiler.from_request(request) as compiler:
+        prompt, _ = compiler.compile_pending(request.run)
+    return prompt
+
+
+def _diff_text(changes: tuple[diff.TierChange, ...], before: dict[str, str], after: Prompt) -> str:
+    """Each tier's verdict; under the first tier a change starts in, the diff of its first cause."""
+    now = {u.name: u.text for u in after.units}
+    lines: list[str] = []
+    shown = False
+    for change in changes:
+        lines.append(diff.describe(change))
+        if change.own and not shown:
+            name = next(n for n in change.causes if before.get(n) != now.get(n))
+            lines += ["  " + line for line in diff.unit_diff(name, before.get(name), now.get(name))]
+            shown = True
+    return "\n".join(lines) + "\n"
+
+
+def _bundle_variant(bundle: Path, prompt: Prompt, run: RunFacts) -> tuple[str, list[dict[str, Any]]]:
+    """The stored stable text and tiers of the bundle's variant with these run facts."""
+    from .bundle import MANIFEST, ROW_KEYS, STABLE_DIR, row_key
+
+    path = bundle / MANIFEST
+    try:
+        rows = json.loads(path.read_text(encoding="utf-8"))["variants"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise CacheDiffError(f"not a readable bundle manifest: {exc}", Location(str(path))) from exc
+    key = list(row_key(dataclasses.replace(run, agent=prompt.agent)))
+    row = next((r for r in rows if [r.get(k) for k in ROW_KEYS] == key), None)
+    if row is None or "tiers" not in row:
+        what = "has no variant " + "/".join(map(str, key)) if row is None else "was built before cache tiers (rebuild it)"
+        raise CacheDiffError(f"the bundle {what}", Location(str(path)))
+    stable_path = bundle / STABLE_DIR / f"{row['stable_sha256']}.md"
+    try:
+        return stable_path.read_text(encoding="utf-8"), row["tiers"]
+    except OSError as exc:
+        raise CacheDiffError(f"cannot read the variant's stable part: {exc.strerror or exc}", Location(str(stable_path))) from exc
