@@ -259,9 +259,9 @@ _ESCAPE_META = "---\nid: escape\norder: 905\nside: volatile\nmodes: [full]\ntitl
     [
         ("", "{{{{ lipsum.__globals__['os'].popen('touch {marker}').read() }}}}", "template failed: SecurityError"),
         ("when: \"lipsum.__globals__['os'].popen('touch {marker}').read() == ''\"\n", "hi", "'when' expression failed: SecurityError"),
-        ("", "{{% set t = tools %}}{{{{ t.append(1) }}}}{{{{ '{marker}' }}}}", "template failed: SecurityError"),
+        ("", "{{% set t = sandbox %}}{{{{ t.update(enabled=true) }}}}{{{{ '{marker}' }}}}", "template failed: SecurityError"),
     ],
-    ids=["body", "when-gate", "mutating-a-list"],
+    ids=["body", "when-gate", "mutating-a-mapping"],
 )
 def test_a_user_template_cannot_reach_python_internals(make_workspace, tmp_path, when, body, message):
     marker = tmp_path / "escaped"

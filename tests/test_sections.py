@@ -89,7 +89,7 @@ def test_template_syntax_error_names_file_and_line(user_dir, make_workspace):
 @pytest.mark.parametrize(
     "text, message, line",
     [
-        ("---\nid: x\norder: 1\nside: stable\nmodes: [full]\n---\nbody\n", "missing metadata key 'title'", 1),
+        ("---\nid: x\norder: 1\nside: stable\n---\nbody\n", "missing metadata key 'modes'", 1),
         ("---\nid: x\norder: 1\nside: stable\nmodes: [full]\ntitle: X\ncolour: red\n---\n", "unknown metadata key 'colour'", 7),
         ("---\nid: x\norder: 1\nside: middle\nmodes: [full]\ntitle: X\n---\n", "unknown side 'middle'", 4),
         ("---\nid: x\norder: 1\nside: stable\nmodes: [full, tiny]\ntitle: X\n---\n", "unknown mode 'tiny'", 5),
