@@ -120,7 +120,8 @@ def test_the_output_file_and_workspace_state_never_trigger_a_render(project):
     assert not targets.accepts(None, str(workspace / ".out.md.k3j9x_2q.tmp"))  # the atomic writer's temp file
     assert not targets.accepts(None, str(workspace / ".promptc" / "workspace-state.json"))
     assert targets.accepts(None, str(workspace / "SOUL.md"))
-    assert targets.accepts(None, str(workspace / ".notes.md.tmp"))
+    assert targets.accepts(None, str(workspace / ".notes.md"))
+    assert not targets.accepts(None, str(workspace / ".notes.md.tmp"))  # anyone's temp file
     assert targets.accepts(None, str(config.resolve()))
     assert not targets.accepts(None, str(config.resolve().parent / "unrelated.txt"))
 
