@@ -195,7 +195,8 @@ def _filtered_rows(read: Sequence[WorkspaceFile], drops: Sequence[filters.Drop],
             status, reason = "missing", "absent (an optional file: no marker)"
         else:
             status, reason = "filtered", f"{step} filter: " + DROP_REASONS.get(step, step).format(session=session)
-        rows.append(ContextFile(file.name, file.path, "", status, reason, file.raw_chars, 0, file.frontmatter))
+        raw = len(file.content.rstrip()) if file.content is not None else file.raw_chars  # as budget.apply counts
+        rows.append(ContextFile(file.name, file.path, "", status, reason, raw, 0, file.frontmatter))
     return tuple(rows)
 
 

@@ -37,7 +37,7 @@ def report(prompt: Prompt) -> dict[str, Any]:
             "stable_tokens": token_count(prompt.stable, model),
             "volatile_tokens": token_count(prompt.volatile, model),
             "stable_share": round(len(prompt.stable) / total, 4) if total else 0.0,
-            "files_raw_chars": sum(f.raw_chars for f in prompt.files),
+            "files_raw_chars": sum(f.raw_chars for f in every_file(prompt)),
             "files_injected_chars": sum(f.injected_chars for f in prompt.files),
         },
         "heartbeat": {"skip": prompt.heartbeat_skip},

@@ -101,7 +101,7 @@ def make_environment(loader: jinja2.BaseLoader | None = None) -> jinja2.Environm
         autoescape=False,  # prompts are plain text, not HTML
         trim_blocks=True,  # a block tag's own newline is not output
         lstrip_blocks=True,  # indentation before a block tag is not output
-        keep_trailing_newline=False,  # section output is trimmed anyway
+        keep_trailing_newline=True,  # an included partial ends with its newline, as the file does (sections are trimmed)
         loader=loader,
         cache_size=0,  # an edited partial keeps its name: Jinja's cache by name would serve the old one
     )
@@ -143,7 +143,11 @@ Side = tuple[tuple[RenderedSection, ...], tuple[tuple[str, bool, str], ...]]
 STABLE_CACHE_SIZE = 32
 TEMPLATE_CACHE_SIZE = 512
 SECTION_CACHE_SIZE = 1024
-BYTECODE_SALT = "promptc-sections-2:"
+BYTECODE_SALT = "promptc-sections-3:"
+"""Prefixes every bytecode-cache key: Jinja keys compiled code on the source alone, so code
+compiled with other settings (an older promptc: imports without context, trailing newlines
+dropped) would be reused. Change it whenever make_environment or SectionEnvironment.compile
+changes how a source compiles."""
 _ABSENT = ("absent",)
 """Stands in a section key for a variable its side does not have (the render then fails)."""
 
