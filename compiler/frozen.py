@@ -37,7 +37,7 @@ class FrozenMap(Mapping[str, Any]):
         return hash(identity(self))
 
     def __repr__(self) -> str:
-        return f"FrozenMap({self._items!r})"
+        return repr(self._items)  # what `{{ value }}` prints: the mapping as a dict would show
 
 
 EMPTY = FrozenMap()

@@ -29,7 +29,7 @@ STATE_DIR = ".promptc"
 EDITOR_TEMP = re.compile(
     r"""(
         .*~ | \.\#.* | \#.*\# | 4913 | .*\.tmp | sed[A-Za-z0-9]{6}      # backups, locks, autosaves, vim's probe, sed -i
-      | \.?.*\.sw[a-p] | .*\.kate-swp | .*___jb_(?:tmp|old)___ | \.goutputstream-.* | .*\.crswap
+      | \.?.*\.sw[a-z] | .*\.kate-swp | .*___jb_(?:tmp|old)___ | \.goutputstream-.* | .*\.crswap
       | \.~lock\..*\# | \.DS_Store
     )""",
     re.VERBOSE,

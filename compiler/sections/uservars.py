@@ -62,6 +62,9 @@ class UserVars(Mapping[str, Any]):
     def __hash__(self) -> int:
         return hash(self._key())
 
+    def __repr__(self) -> str:
+        return repr(self._values)  # `{{ vars }}` prints the values, never an object address
+
     def _key(self) -> tuple:
         return (self._side, tuple((name, identity(value)) for name, value in self._values.items()), tuple(self._sides.items()))
 
