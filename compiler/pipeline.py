@@ -133,7 +133,7 @@ def run_stages(src: Sources, run: RunFacts, session_state: Path | None = None, n
     contexts = variables.build(cfg, run, routed, contribution, shown_dir, user)
     rendered = src.renderer.render(selected, contexts, cfg.boundary_marker, mode, templates.partials)
     notes = src.config_set().notes + _workspace_notes(shown_dir, root)
-    report = _Report(user, _filtered_rows(read, drops, run), tuple(SectionOrigin(s.id, s.label, s.overrides) for s in templates.sections))
+    report = _Report(user, _filtered_rows(read, drops, run), templates.origins)
     prompt = _assemble(rendered, cfg, run, loaded, notes, report)
     changed = after if after != before else None
     return prompt, StateUpdate(root, changed, session_state, seen)

@@ -14,7 +14,7 @@ from .. import fsutil, resources
 from ..config import yamlsrc
 from ..errors import Location, TemplateError
 from ..freshness import Tracker
-from ..model import PROMPT_MODES, SIDES
+from ..model import PROMPT_MODES, SIDES, SectionOrigin
 from . import partials as partials_mod
 
 SECTION_SUFFIX = ".md.j2"
@@ -102,6 +102,8 @@ class Catalogue:
     """Every section, user dirs overriding built-ins by id, sorted by order."""
     partials: partials_mod.Partials
     """Every partial, user dirs first."""
+    origins: tuple[SectionOrigin, ...] = ()
+    """Each section's source file and the built-in it replaces, in order (for reports)."""
 
 
 def discover(
@@ -147,9 +149,10 @@ def scan(
     for (directory, _), sections, partial_files in zip(dirs, section_counts, partials.files_per_dir):
         if sections == 0 and partial_files == 0:
             problems.append(_contributes_nothing(directory))
-    specs = _effective(user_specs, builtins)
+    specs = sorted(_effective(user_specs, builtins), key=lambda spec: spec.order)
     problems += _duplicate_orders(specs)
-    return Catalogue(tuple(sorted(specs, key=lambda spec: spec.order)), partials), problems
+    origins = tuple(SectionOrigin(spec.id, spec.label, spec.overrides) for spec in specs)
+    return Catalogue(tuple(specs), partials, origins), problems
 
 
 def _read_user_dir(
