@@ -20,7 +20,7 @@ from ..errors import Location, PromptcError
 from ..sections import catalogue, reachability
 from ..sections.catalogue import SectionSpec
 from ..sections.partials import Partials, check_name
-from ..sections.render import ENV, EXTENDS_REFUSED
+from ..sections.environment import ENV, EXTENDS_REFUSED
 from ..sections.variables import STABLE, VOLATILE, side_of
 from .common import EXIT_FOUND, EXIT_OK
 

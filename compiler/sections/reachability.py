@@ -7,7 +7,7 @@ from typing import Any
 from jinja2 import nodes
 from jinja2.visitor import NodeTransformer
 
-from .render import ENV
+from .environment import ENV
 
 _UNKNOWN = object()
 
