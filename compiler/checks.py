@@ -9,7 +9,7 @@ import re
 from typing import Any, Callable, Mapping
 
 from .errors import RunFactsError
-from .frozen import FrozenMap, freeze_plain
+from .frozen import EMPTY, FrozenMap, freeze_plain
 from .sections.text import replace_surrogates
 
 Check = Callable[[Any], Any]
@@ -93,6 +93,8 @@ def user_values(value: Any) -> FrozenMap:
     plain data, frozen (lists as tuples, mappings in their order; a set is refused)."""
     if not isinstance(value, Mapping):
         raise ValueError(f"expected a mapping of variable names to values, got {type(value).__name__}")
+    if not value:
+        return EMPTY  # the common case, every turn: nothing to check
     for name in value:
         problem = variable_name(name)
         if problem is not None:
@@ -115,6 +117,8 @@ def texts_by_name(value: Any) -> FrozenMap:
     """A mapping of names to one-line texts, frozen."""
     if not isinstance(value, Mapping):
         raise ValueError(f"expected a mapping, got {type(value).__name__}")
+    if not value:
+        return EMPTY
     return FrozenMap((str(name), one_line_text(item)) for name, item in value.items())
 
 

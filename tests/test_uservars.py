@@ -125,6 +125,15 @@ def test_a_stable_section_reading_a_volatile_variable_fails_with_its_file_and_li
     assert info.value.message.startswith("stable section 'house' reads volatile user variable 'vars.tone'")
 
 
+def test_get_with_a_default_cannot_hide_a_volatile_read_above_the_boundary(project):
+    templates, workspace, config = project
+    (templates / "house.md.j2").write_text(HOUSE + "{{ vars.get('tone', 'calm') }} {{ vars.get('nobody', 'none') }}\n", encoding="utf-8")
+    with pytest.raises(TemplateError, match="stable section 'house' reads volatile user variable 'vars.tone'"):
+        compile_prompt(Request(config_paths=(config,), template_dirs=(templates,), workspace=workspace))
+    (templates / "house.md.j2").write_text(HOUSE + "{{ vars.get('nobody', 'none') }}\n", encoding="utf-8")
+    assert "none" in compile_prompt(Request(config_paths=(config,), template_dirs=(templates,), workspace=workspace)).stable
+
+
 def test_a_variable_with_no_value_anywhere_is_an_error_naming_its_declaration(project, write_yaml):
     templates, workspace, _ = project
     config = write_yaml("bare.yaml", "prompt:\n  variables:\n    company: {side: stable}\n    tone: {side: volatile}\n")

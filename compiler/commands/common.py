@@ -78,7 +78,7 @@ def request_from_args(args: argparse.Namespace) -> pipeline.Request:
     _one_stdin(args)
     paths, stdin_layers = config_sources(args.config)
     return pipeline.Request(
-        run=run_facts(args.run, flags, tuple(getattr(args, "vars", ()))),
+        run=run_facts(args.run, flags, tuple(args.vars)),
         config_paths=paths,
         config_layers=stdin_layers,
         overrides=tuple(args.overrides),

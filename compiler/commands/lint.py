@@ -22,7 +22,7 @@ from ..sections.catalogue import SectionSpec
 from ..sections.partials import Partials, check_name
 from ..sections.environment import ENV, EXTENDS_REFUSED
 from ..sections.variables import STABLE, VOLATILE, side_of
-from .common import EXIT_FOUND, EXIT_OK
+from .common import EXIT_FOUND, EXIT_OK, config_sources
 
 INCLUDING = (nodes.Include, nodes.Import, nodes.FromImport)
 """Tags that bring in a partial; lint follows them."""
@@ -101,12 +101,12 @@ def lint(template_dirs: Sequence[Path] = (), variables: Mapping[str, str] | None
     return Result(tuple(sorted(set(findings))), len(found.sections), used)
 
 
-def config_inputs(config_paths: Sequence[Path]) -> tuple[list[Path], dict[str, str]]:
+def config_inputs(config_paths: Sequence[Path], stdin_layers: Sequence[layers.Layer] = ()) -> tuple[list[Path], dict[str, str]]:
     """`prompt.templateDirs` and the declared user variables (name -> side) of these config
-    files, with the built-in defaults under them."""
-    if not config_paths:
+    files (and a `--config -` layer), with the built-in defaults under them."""
+    if not config_paths and not stdin_layers:
         return [], {}
-    configs = layers.load(config_paths)
+    configs = layers.load(config_paths, (), stdin_layers)
     dirs = [Path(d) for d in layers.resolve(configs, agent=None).template_dirs]
     return dirs, {decl.name: decl.side for decl in config_variables.declarations(configs)}
 
@@ -366,12 +366,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--templates", action="append", type=Path, default=[], metavar="DIR",
                         help="user template dir, searched before the built-ins (repeatable)")  # fmt: skip
     parser.add_argument("--config", action="append", type=Path, default=[], metavar="FILE",
-                        help="config file whose prompt.templateDirs and prompt.variables are used too (repeatable; later wins)")  # fmt: skip
+                        help="config file whose prompt.templateDirs and prompt.variables are used too (repeatable; later wins; - reads standard input)")  # fmt: skip
     parser.set_defaults(handler=_lint)
 
 
 def _lint(args: argparse.Namespace) -> int:
-    dirs, variables = config_inputs(args.config)
+    dirs, variables = config_inputs(*config_sources(args.config))
     result = lint([*args.templates, *dirs], variables)
     for finding in result.findings:
         print(finding)

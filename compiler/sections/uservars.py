@@ -54,6 +54,10 @@ class UserVars(Mapping[str, Any]):
         return len(self._values)
 
     def get(self, name: str, default: Any = None) -> Any:
+        """The value, or `default` for a name nobody declared; a volatile variable read above
+        the boundary fails as `vars.<name>` does (a default there would hide the mistake)."""
+        if name not in self._values and self._sides.get(name) == "volatile":
+            return self[name]
         return self._values.get(name, default)
 
     def __eq__(self, other: object) -> bool:
