@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -187,3 +188,34 @@ def test_no_context_value_is_a_set_at_any_depth():
         pipeline.variables.build = real_build
     contexts = seen[0]
     assert _unordered(dict(contexts.stable)) == [] and _unordered(dict(contexts.volatile)) == []
+
+
+TOOL_LOOP = "---\nid: tool_loop\norder: 2150\nside: stable\nmodes: [full, minimal]\ntitle: Tool loop\n---\n{% for t in tool_names %}- {{ t }}\n{% endfor %}\n"
+"""The issue's own example: a user section iterating `tool_names` (a frozenset once)."""
+
+
+@pytest.fixture
+def tool_loop(tmp_path):
+    templates = tmp_path / "loop"
+    templates.mkdir()
+    (templates / "tool_loop.md.j2").write_text(TOOL_LOOP, encoding="utf-8")
+    return templates
+
+
+def test_a_loop_over_tool_names_is_the_same_under_three_hash_seeds(tool_loop):
+    args = ["render", "--config", EXAMPLES / "config.yaml", "--run", EXAMPLES / "run.yaml", "--templates", tool_loop, "--format", "json"]
+    results = [_promptc(seed, *args) for seed in ("0", "1", "4242")]
+    assert all(r.returncode == 0 for r in results), [r.stderr for r in results]
+    hashes = {json.loads(r.stdout)["fingerprint"]["stable_sha256"] for r in results}
+    assert len(hashes) == 1
+    assert "- cron\n- edit\n- exec\n" in json.loads(results[0].stdout)["stable"]
+
+
+def test_a_bundle_with_that_loop_checks_clean_in_another_process(tool_loop, tmp_path):
+    matrix = tmp_path / "matrix.yaml"
+    matrix.write_text("channels: [telegram, discord]\n", encoding="utf-8")
+    args = ["bundle", "--matrix", matrix, "--out", tmp_path / "bundle", "--config", EXAMPLES / "config.yaml",
+            "--run", EXAMPLES / "run.yaml", "--templates", tool_loop, "--jobs", "1"]  # fmt: skip
+    assert _promptc("3", *args).returncode == 0
+    checked = _promptc("5", *args, "--check")
+    assert checked.returncode == 0, checked.stdout.decode()
