@@ -5,9 +5,11 @@ become tuples, lone surrogates U+FFFD) or raises ValueError saying what is wrong
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Any, Callable, Mapping
 
 from .errors import RunFactsError
+from .frozen import EMPTY, FrozenMap, freeze_plain
 from .sections.text import replace_surrogates
 
 Check = Callable[[Any], Any]
@@ -73,6 +75,51 @@ def whole_number(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise ValueError(f"expected a whole number, got {shown(value)}")
     return value
+
+
+VARIABLE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+"""A user variable's name: what a template can write after `vars.`."""
+
+
+def variable_name(name: Any) -> str | None:
+    """Why `name` cannot name a user variable, or None."""
+    if not isinstance(name, str) or not VARIABLE_NAME.match(name):
+        return f"{name!r} is not a variable name (letters, digits and _, not starting with a digit)"
+    return None
+
+
+def user_values(value: Any) -> FrozenMap:
+    """User variable values by name: names that a template can write after `vars.`, values
+    plain data, frozen (lists as tuples, mappings in their order; a set is refused)."""
+    if not isinstance(value, Mapping):
+        raise ValueError(f"expected a mapping of variable names to values, got {type(value).__name__}")
+    if not value:
+        return EMPTY  # the common case, every turn: nothing to check
+    for name in value:
+        problem = variable_name(name)
+        if problem is not None:
+            raise ValueError(problem)
+    return FrozenMap((name, freeze_plain(_texts_fixed(item), name)) for name, item in value.items())
+
+
+def _texts_fixed(value: Any) -> Any:
+    """Lone surrogates replaced in every text inside a value (they cannot be written as UTF-8)."""
+    if isinstance(value, str):
+        return replace_surrogates(value)
+    if isinstance(value, (list, tuple)):
+        return [_texts_fixed(item) for item in value]
+    if isinstance(value, Mapping):
+        return {replace_surrogates(key) if isinstance(key, str) else key: _texts_fixed(item) for key, item in value.items()}
+    return value
+
+
+def texts_by_name(value: Any) -> FrozenMap:
+    """A mapping of names to one-line texts, frozen."""
+    if not isinstance(value, Mapping):
+        raise ValueError(f"expected a mapping, got {type(value).__name__}")
+    if not value:
+        return EMPTY
+    return FrozenMap((str(name), one_line_text(item)) for name, item in value.items())
 
 
 def validate(instance: Any, checks: Mapping[str, Check], prefix: str = "") -> None:

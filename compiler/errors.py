@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Sequence
 
 _BREAKS = re.compile("[\x00-\x1f\x7f\x85\u2028\u2029]")
 
@@ -34,17 +35,38 @@ class Location:
 
 
 class PromptcError(Exception):
-    """Bad input or usage. The CLI prints `promptc: error: <location>: <message>` and exits 2."""
+    """Bad input or usage. The CLI prints `promptc: error: <location>: <message>` and exits 2.
 
-    def __init__(self, message: str, location: Location | None = None) -> None:
+    An error can carry `more` problems found in the same pass (every metadata problem of every
+    section file, every problem of a config file): the CLI prints one line per problem, and
+    `str()` stays one line, naming the first and counting the rest.
+    """
+
+    def __init__(self, message: str, location: Location | None = None, more: Sequence[PromptcError] = ()) -> None:
         super().__init__(message)
         self.message = message
         self.location = location
+        self.more = tuple(more)
 
     def __str__(self) -> str:
+        extra = f" (and {len(self.more)} more {'problem' if len(self.more) == 1 else 'problems'})" if self.more else ""
+        return self.line() + extra
+
+    def line(self) -> str:
+        """This problem alone, on one line: `<location>: <message>`."""
         if self.location is None:
             return one_line(self.message)
         return f"{self.location}: {one_line(self.message)}"
+
+    def lines(self) -> list[str]:
+        """One line per problem, this one first."""
+        return [self.line(), *(problem.line() for problem in self.more)]
+
+    @classmethod
+    def gathered(cls, problems: Sequence[PromptcError]) -> PromptcError:
+        """One error of this kind holding every problem (the first is its own message)."""
+        first, *rest = problems
+        return cls(first.message, first.location, rest)
 
 
 class ConfigError(PromptcError):

@@ -7,15 +7,19 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Mapping
 
 from . import checks
+from .errors import Location
+from .frozen import EMPTY, FrozenMap
 
 SessionKind = Literal["main", "subagent", "cron", "heartbeat"]
 PromptMode = Literal["full", "minimal", "none"]
 Side = Literal["stable", "volatile"]
-FileStatus = Literal["ok", "truncated", "missing", "skipped", "dropped"]
+FileStatus = Literal["ok", "truncated", "missing", "skipped", "dropped", "filtered"]
 
 SESSION_KINDS: tuple[str, ...] = ("main", "subagent", "cron", "heartbeat")
 PROMPT_MODES: tuple[str, ...] = ("full", "minimal", "none")
 SIDES: tuple[str, ...] = ("stable", "volatile")
+HARNESSES: tuple[str, ...] = ("default", "codex")
+CHAT_TYPES: tuple[str, ...] = ("direct", "group")
 
 BOOTSTRAP_FILE_NAMES: tuple[str, ...] = (
     "AGENTS.md",
@@ -172,6 +176,12 @@ class RunFacts:
     """Background exec sessions still running in this scope."""
     message_tool_hints: tuple[str, ...] = ()
     """Extra lines the channel adds to the message-tool guidance."""
+    vars: Mapping[str, Any] = EMPTY
+    """Values of user variables (declared in `prompt.variables`) for this turn; they win over
+    the config's. Plain data, stored frozen: lists as tuples, mappings as FrozenMaps."""
+    var_origins: Mapping[str, str] = EMPTY
+    """Where each of `vars` came from, for reports and errors (`run.yaml:4:3`, `--var
+    company=Initech`); a name without one reads `run facts`."""
 
     def __post_init__(self) -> None:
         checks.validate(self, RUN_FACT_CHECKS)
@@ -238,9 +248,9 @@ RUN_FACT_CHECKS: dict[str, checks.Check] = {
     "agent": checks.optional(checks.one_line_text),
     "session": checks.choice(*SESSION_KINDS),
     "mode": checks.choice(*PROMPT_MODES, None),
-    "harness": checks.choice("default", "codex"),
+    "harness": checks.choice(*HARNESSES),
     "channel": checks.optional(checks.one_line_text),
-    "chat_type": checks.choice("direct", "group", None),
+    "chat_type": checks.choice(*CHAT_TYPES, None),
     "capabilities": checks.one_line_texts,
     "delivery": checks.choice("normal", "message_tool_only"),
     "native_approvals": checks.flag,
@@ -259,6 +269,8 @@ RUN_FACT_CHECKS: dict[str, checks.Check] = {
     "deferred_tools": _tools,
     "exec_sessions": _exec_sessions,
     "message_tool_hints": checks.one_line_texts,
+    "vars": checks.user_values,
+    "var_origins": checks.texts_by_name,
 }
 """The check of every RunFacts field; the multi-line ones are free text given to the model."""
 
@@ -326,6 +338,54 @@ class CacheConfig:
 
 
 @dataclass(frozen=True)
+class VariableDecl:
+    """A user variable declared in `prompt.variables.<name>`."""
+
+    name: str
+    """What a template writes after `vars.`."""
+    side: Side
+    """`stable`: readable above the cache boundary; `volatile`: only below it."""
+    has_default: bool
+    """Whether the declaration gives a `default`."""
+    default: Any
+    """The default value (frozen plain data); None when there is none."""
+    description: str
+    """What the variable is for (reports)."""
+    where: Location | None
+    """Where it is declared."""
+
+
+@dataclass(frozen=True)
+class VariableValue:
+    """A user variable's value from the config: `prompt.values`, or the agent's `promptValues`."""
+
+    name: str
+    """The variable."""
+    value: Any
+    """Frozen plain data."""
+    origin: str
+    """The key and the layer that set it, as `config explain` names them."""
+    where: Location | None
+    """The line that set it."""
+
+
+@dataclass(frozen=True)
+class UserVariable:
+    """A user variable with the value this compile uses and where that value came from."""
+
+    name: str
+    """What a template writes after `vars.`."""
+    side: Side
+    """The side of the boundary it may be read on."""
+    value: Any
+    """Frozen plain data."""
+    origin: str
+    """Where the value came from: the declaration's default, a config key, the run facts or `--var`."""
+    description: str = ""
+    """The declaration's description."""
+
+
+@dataclass(frozen=True)
 class ResolvedConfig:
     """Config for one agent after all layers are merged and validated (SPEC 3.1)."""
 
@@ -379,6 +439,10 @@ class ResolvedConfig:
     """`agents.defaults.subagents.proactiveOrchestration`: split independent work across sub-agents."""
     cache: CacheConfig = field(default_factory=CacheConfig)
     """`prompt.cache`: cache tiers, their lifetimes and the OpenAI cache key."""
+    variables: tuple[VariableDecl, ...] = ()
+    """User variables declared in `prompt.variables`, in the order written."""
+    values: tuple[VariableValue, ...] = ()
+    """Their values from the config for this agent (`prompt.values` under `promptValues`)."""
 
     def lookup(self, dotted: str) -> Any:
         """The value at a dotted path in the merged tree, or None."""
@@ -510,6 +574,9 @@ class SkillsBlock:
     """What the budget cut, when anything was cut."""
     diagnostics: tuple[str, ...] = ()
     """Skills skipped at discovery (no description, bad frontmatter, too large, duplicate name)."""
+    skipped: tuple[tuple[str, str], ...] = ()
+    """(SKILL.md path, why) for every file found but not made a skill, why as a short group
+    name (`no frontmatter`, `no description`, `too large`, ...); details are in `diagnostics`."""
 
 
 @dataclass(frozen=True)
@@ -587,6 +654,18 @@ class CacheTier:
 
 
 @dataclass(frozen=True)
+class SectionOrigin:
+    """Where a section of the catalogue comes from."""
+
+    id: str
+    """Section id."""
+    source: str
+    """`builtin:<file>` or the user's template file."""
+    overrides: str | None
+    """`builtin:<file>` when the section replaces a built-in one with the same id, else None."""
+
+
+@dataclass(frozen=True)
 class Prompt:
     """A compiled prompt and everything a report needs about how it was made."""
 
@@ -628,6 +707,13 @@ class Prompt:
     """The stable part cut into cache tiers (empty when the stable part is)."""
     openai_cache_key: bool = False
     """Whether the OpenAI payloads carry `prompt_cache_key`."""
+    variables: tuple[UserVariable, ...] = ()
+    """User variables with their values and where each value came from, in declaration order."""
+    filtered_files: tuple[ContextFile, ...] = ()
+    """Bootstrap files a filter left out (status `filtered`, or `missing` for an absent optional
+    file), the filter named in `reason`; never injected."""
+    section_origins: tuple[SectionOrigin, ...] = ()
+    """Every section of the catalogue with its source file and the built-in it replaces."""
 
     @property
     def stable_sha256(self) -> str:

@@ -9,13 +9,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Mapping
+from typing import Mapping, Sequence
 
 from .cache import tiers as cache_tiers
 from .config import layers
 from .errors import RunFactsError, UsageError
-from .model import LoadedWorkspace, Prompt, ResolvedConfig, RunFacts, SkillsBlock
-from .sections import catalogue, harness, providers, render, variables
+from .model import (ContextFile, FileStatus, LoadedWorkspace, Prompt, ResolvedConfig, RunFacts, SectionOrigin, SkillsBlock,
+                    UserVariable, WorkspaceFile)  # fmt: skip
+from .sections import catalogue, harness, providers, render, uservars, variables
 from .sources import Sources
 from .workspace import budget, filters, state
 
@@ -118,21 +119,24 @@ def run_stages(src: Sources, run: RunFacts, session_state: Path | None = None, n
     root, mode = src.workspace_root(cfg), run.effective_mode
     reads_workspace = mode != "none"  # a none-mode prompt is one line: no files, no skills
     before = src.workspace_state(root) if reads_workspace else state.WorkspaceState()
-    files = src.bootstrap_files(root) if reads_workspace else ()
-    after = state.next_state(before, bootstrap_present=_present(files, "BOOTSTRAP.md"), now=now or _utc_now())
+    read = src.bootstrap_files(root) if reads_workspace else ()
+    after = state.next_state(before, bootstrap_present=_present(read, "BOOTSTRAP.md"), now=now or _utc_now())
+    files, drops = read, tuple[filters.Drop, ...]()
     if reads_workspace:
-        files = filters.apply(files, cfg, run, setup_complete=after.setup_complete, workspace=root, plugins=src.plugins)
+        files, drops = filters.apply_with_drops(read, cfg, run, setup_complete=after.setup_complete, workspace=root, plugins=src.plugins)
     loaded, seen = _workspace_half(src, files, cfg, root, session_state, skills=reads_workspace)
     contribution = providers.resolve(cfg, run, src.contributions(), plugins=src.plugins)
-    specs = src.sections(cfg)
-    cache_tiers.check_sections(cfg.cache, {spec.id: spec.side for spec in specs})
-    selected = catalogue.select(specs, mode, dict(contribution.section_overrides))
+    templates = src.sections(cfg)
+    cache_tiers.check_sections(cfg.cache, {spec.id: spec.side for spec in templates.sections})
+    selected = catalogue.select(templates.sections, mode, dict(contribution.section_overrides))
     routed = harness.route(loaded, run)
     shown_dir = src.shown_workspace(cfg, root)
-    contexts = variables.build(cfg, run, routed, contribution, shown_dir)
-    rendered = src.renderer.render(selected, contexts, cfg.boundary_marker, mode, cfg.cache)
+    user = uservars.resolve(cfg, run)
+    contexts = variables.build(cfg, run, routed, contribution, shown_dir, user)
+    rendered = src.renderer.render(selected, contexts, cfg.boundary_marker, mode, templates.partials, cfg.cache)
     notes = src.config_set().notes + _workspace_notes(shown_dir, root)
-    prompt = _assemble(rendered, cfg, run, loaded, notes)
+    report = _Report(user, _filtered_rows(read, drops, run), templates.origins)
+    prompt = _assemble(rendered, cfg, run, loaded, notes, report)
     changed = after if after != before else None
     return prompt, StateUpdate(root, changed, session_state, seen)
 
@@ -171,6 +175,33 @@ def _workspace_half(
     return loaded, None if decision.seen == previous else decision.seen
 
 
+DROP_REASONS = {
+    "session": "a {session} session leaves it out",
+    "setup": "BOOTSTRAP.md only reaches main sessions while setup is pending",
+    "chat": "MEMORY.md stays out of group chats (agents.defaults.memoryInGroups)",
+    "heartbeat": "heartbeat guidance is off for this agent (heartbeat.enabled, includeSystemPromptSection)",
+    "hooks": "a bootstrap hook removed it",
+}
+"""Why a filter (compiler/workspace/filters.py) left a file out, as the context report says it."""
+
+
+def _filtered_rows(read: Sequence[WorkspaceFile], drops: Sequence[filters.Drop], run: RunFacts) -> tuple[ContextFile, ...]:
+    """A report row for each file a filter left out, in load order, naming the filter."""
+    by_name = {drop.file: drop.filter for drop in drops}
+    session = f"{run.session} (light context)" if run.light_context else run.session
+    rows = []
+    for file in (f for f in read if f.name in by_name):
+        step = by_name[file.name]
+        status: FileStatus
+        if file.status == "missing":
+            status, reason = "missing", "absent (an optional file: no marker)"
+        else:
+            status, reason = "filtered", f"{step} filter: " + DROP_REASONS.get(step, step).format(session=session)
+        raw = len(file.content.rstrip()) if file.content is not None else file.raw_chars  # as budget.apply counts
+        rows.append(ContextFile(file.name, file.path, "", status, reason, raw, 0, file.frontmatter))
+    return tuple(rows)
+
+
 def _workspace_notes(shown_dir: str, root: Path) -> tuple[str, ...]:
     if shown_dir == str(root):
         return ()
@@ -180,8 +211,18 @@ def _workspace_notes(shown_dir: str, root: Path) -> tuple[str, ...]:
 # --------------------------------------------------------------------------- result
 
 
+@dataclass(frozen=True)
+class _Report:
+    """What a Prompt tells reports about how it was made, besides the rendered text."""
+
+    variables: tuple[UserVariable, ...]
+    filtered_files: tuple[ContextFile, ...]
+    section_origins: tuple[SectionOrigin, ...]
+
+
 def _assemble(
-    rendered: render.Rendered, cfg: ResolvedConfig, run: RunFacts, loaded: LoadedWorkspace, notes: tuple[str, ...]
+    rendered: render.Rendered, cfg: ResolvedConfig, run: RunFacts, loaded: LoadedWorkspace, notes: tuple[str, ...],
+    report: _Report,
 ) -> Prompt:
     mode = run.effective_mode
     surfaces = harness.codex_surfaces(rendered.stable, rendered.volatile, loaded, run, cfg.boundary_marker) if run.harness == "codex" else None
@@ -205,6 +246,9 @@ def _assemble(
         units=rendered.units,
         tiers=cache_tiers.layout(rendered.units, cfg.cache),
         openai_cache_key=cfg.cache.openai_key,
+        variables=report.variables,
+        filtered_files=report.filtered_files,
+        section_origins=report.section_origins,
     )
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Sequence, TypeVar
 
 from . import fsutil
-from .config import layers
+from .config import explain, layers, variables
 from .errors import Location, WorkspaceError
 from .freshness import LRU, Tracker
 from .model import ResolvedConfig, SkillsBlock, WorkspaceFacts, WorkspaceFile
@@ -114,7 +114,7 @@ class Sources:
 
     def config(self, agent: str | None) -> ResolvedConfig:
         """The agent's resolved config (None: the default agent)."""
-        return self._stage(("agent", agent), lambda: layers.resolve(self.config_set(), agent=agent))
+        return self._stage(("agent", agent), lambda: variables.attach(self.config_set(), layers.resolve(self.config_set(), agent=agent)))
 
     # ------------------------------------------------------------------ workspace
 
@@ -141,7 +141,7 @@ class Sources:
         `agents.defaults.workspace` says where the agent sees them at run time, and wins.
         """
         def compute() -> str:
-            origin = layers.explain(self.config_set(), "agents.defaults.workspace", cfg.agent_id).origin
+            origin = explain.explain(self.config_set(), "agents.defaults.workspace", cfg.agent_id).origin
             return str(root) if self.workspace is None or origin.label == "defaults" else cfg.workspace
 
         return self._stage(("shown", cfg.agent_id, str(root)), compute)
@@ -198,10 +198,11 @@ class Sources:
 
     # ------------------------------------------------------------------ templates and providers
 
-    def sections(self, cfg: ResolvedConfig) -> tuple[catalogue.SectionSpec, ...]:
-        """Every section: `--templates` dirs, then `prompt.templateDirs`, then the built-ins."""
+    def sections(self, cfg: ResolvedConfig) -> catalogue.Catalogue:
+        """Every section and partial: `--templates` dirs, then `prompt.templateDirs`, then the
+        built-ins (the partials are read up front, so an edited one is seen like a section)."""
         dirs: tuple[str | Path, ...] = (*self.template_dirs, *cfg.template_dirs)
-        return self._stage(("sections", dirs), lambda: catalogue.discover(dirs, self.tracker, self.spec_cache))
+        return self._stage(("sections", dirs), lambda: catalogue.load(dirs, self.tracker, self.spec_cache))
 
     def contributions(self) -> list[providers.Contribution]:
         """The `--contributions` files."""

@@ -6,6 +6,7 @@ import hashlib
 import itertools
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -116,9 +117,10 @@ def test_check_passes_on_a_fresh_bundle_and_fails_after_a_template_edit(run_cli,
     assert "is current (96 variants" in out
     code, out, _ = run_cli(*bundle_args, "--check", "--templates", edited_safety)
     assert code == 1
-    assert "variant main/main/full/anthropic/anthropic/claude-sonnet-4-5/telegram/direct: stable_sha256" in out
-    assert "(stable prefix changed: cache invalidated)" in out
-    assert ": missing" in out and ": stale (no variant uses it)" in out
+    # The matrix varies the model with the provider, so the ids name it.
+    assert "  agent=main session=main mode=full provider=anthropic model=anthropic/claude-sonnet-4-5 channel=telegram chat=direct\n" in out
+    assert "cache invalidated" in out and "sections changed: safety\n" in out
+    assert ": missing" not in out and ": stale" not in out  # each follows from a group above
     assert "is out of date" in out
 
 
@@ -378,3 +380,34 @@ def test_check_says_which_cache_tier_an_edit_invalidated(run_cli, make_workspace
     code, out, err = run_cli("bundle", "--matrix", matrix, "--out", bundle, "--workspace", before, "--check")
     assert code == 1
     assert "cache tier 2 invalidated by SOUL.md; cache tier 3 invalidated by SOUL.md (in an earlier tier)" in out + err
+# --------------------------------------------------------------------------- issue 9: a check that reads
+
+
+def test_check_groups_variants_by_their_stable_change_and_shows_what_changed(run_cli, write_yaml, tmp_path, edited_safety):
+    workspace = Path(shutil.copytree(EXAMPLES / "workspace", tmp_path / "ws"))
+    matrix = write_yaml("m.yaml", "sessions: [main, cron]\nchannels: [telegram, discord, webchat]\n")
+    args = ["bundle", "--matrix", matrix, "--workspace", workspace, "--run", EXAMPLES / "run.yaml", "--out", tmp_path / "b"]
+    assert run_cli(*args)[0] == 0
+    before = {r["session"]: r["stable_sha256"] for r in _manifest(tmp_path / "b")["variants"]}
+    (workspace / "SOUL.md").write_text((workspace / "SOUL.md").read_text(encoding="utf-8") + "\nLikes rain.\n", encoding="utf-8")
+    code, out, _ = run_cli(*args, "--check", "--templates", edited_safety)
+    assert code == 1
+    groups = [line for line in out.splitlines() if line.startswith("stable part changed in")]
+    assert len(groups) == 2  # one per distinct stable part, not one per channel
+    main = out[out.index(f"({before['main'][:12]} in the bundle"):]
+    main = main[: main.index("stable part changed in") if "stable part changed in" in main else len(main)]
+    assert "  agent=main session=main mode=full provider=anthropic channel=telegram chat=direct\n" in main
+    assert "  agent=main session=main mode=full provider=anthropic channel=webchat chat=direct\n" in main
+    assert "  sections changed: safety, project_context\n  files changed: SOUL.md\n  first change (section safety):\n" in main
+    assert "    -- Do not seek power," in main and "    +- Do not seek influence," in main
+    assert "stable/" not in out  # the new and old stable files follow from the groups
+    assert len(out.splitlines()) < 40
+
+
+def test_a_variant_id_names_each_set_fact():
+    from promptc.commands import bundle
+
+    key = ("main", "main", "full", "anthropic", "anthropic/claude-sonnet-4-5", "telegram", "direct")
+    assert bundle.variant_id(key, with_model=False) == "agent=main session=main mode=full provider=anthropic channel=telegram chat=direct"
+    assert "model=anthropic/claude-sonnet-4-5 channel=telegram" in bundle.variant_id(key)
+    assert bundle.variant_id(("main", "cron", "minimal", None, None, None, None)) == "agent=main session=cron mode=minimal"

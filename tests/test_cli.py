@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import argparse
+import io
 import json
 import os
 import re
@@ -155,3 +157,161 @@ def test_render_loads_only_what_it_needs(make_workspace):
     never = {"markdown_it", "promptc.transcript", "promptc.workspace.heartbeat", "tiktoken", "bpe_openai", "PIL",
              "hypothesis", "importlib.metadata", "ctypes", "promptc.inotify", "frontmatter", "promptc.commands.lint"}  # fmt: skip
     assert loaded & never == set()
+
+
+# --------------------------------------------------------------------------- issue 9: flags, stdin, explain, init
+
+
+@pytest.mark.parametrize(
+    ("flag", "value", "expected"),
+    [
+        ("--chat-type", "dm", "--chat-type: expected one of direct, group; got 'dm'"),
+        ("--mode", "bogus", "--mode: expected one of full, minimal, none; got 'bogus'"),
+        ("--session", "nap", "--session: expected one of main, subagent, cron, heartbeat; got 'nap'"),
+        ("--harness", "x", "--harness: expected one of default, codex; got 'x'"),
+    ],
+)
+def test_a_bad_flag_value_names_the_flag_not_the_run_file(run_cli, make_workspace, flag, value, expected):
+    code, out, err = run_cli("render", "--run", EXAMPLES / "run.yaml", "--workspace", make_workspace({}), flag, value)
+    assert_one_line_error(code, out, err, expected)
+    assert "run.yaml" not in err
+
+
+def _every_parser():
+    from promptc.commands import cli
+
+    pending = [(name, cli.command_parser(name)) for name in cli.COMMANDS]
+    while pending:
+        name, parser = pending.pop()
+        yield name, parser
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                pending += [(f"{name} {sub}", child) for sub, child in action.choices.items()]
+
+
+def test_every_option_and_argument_has_help():
+    missing = [f"{name} {action.option_strings or action.dest}" for name, parser in _every_parser()
+               for action in parser._actions
+               if not isinstance(action, (argparse._HelpAction, argparse._SubParsersAction)) and not action.help]  # fmt: skip
+    assert missing == []
+
+
+@pytest.mark.parametrize(
+    ("command", "flag", "choices"),
+    [
+        ("render", "--mode", "full, minimal, none"),
+        ("render", "--session", "main, subagent, cron, heartbeat"),
+        ("render", "--chat-type", "direct, group"),
+        ("render", "--harness", "default, codex"),
+        ("render", "--format", "text, json, anthropic, openai, responses, bedrock"),
+        ("context", "--format", "text or json"),
+        ("bundle", "--chat-type", "direct, group"),
+    ],
+)
+def test_options_with_choices_show_them_in_help(run_cli, command, flag, choices):
+    code, out, _ = run_cli(command, "--help")
+    assert code == 0
+    line = " ".join(out.split())  # argparse wraps help text
+    assert flag in line
+    assert choices in line[line.index(flag):]
+
+
+def test_run_and_config_can_come_from_stdin(run_cli, make_workspace, monkeypatch):
+    ws = make_workspace({})
+    monkeypatch.setattr("sys.stdin", io.StringIO("channel: discord\nmodel: a/b\n"))
+    code, out, _ = run_cli("render", "--run", "-", "--workspace", ws)
+    assert code == 0 and "channel=discord" in out and "model=a/b" in out
+    monkeypatch.setattr("sys.stdin", io.StringIO("agents:\n  defaults:\n    userTimezone: Asia/Tokyo\n"))
+    code, out, _ = run_cli("render", "--config", "-", "--workspace", ws)
+    assert code == 0 and "Asia/Tokyo" in out
+    monkeypatch.setattr("sys.stdin", io.StringIO("agents:\n  defaults:\n    userTimezone: Mars/Base\n"))
+    code, out, err = run_cli("render", "--config", "-", "--workspace", ws)
+    assert_one_line_error(code, out, err, "<stdin>:3:5: agents.defaults.userTimezone: unknown IANA time zone")
+
+
+def test_stdin_is_read_once_and_is_the_last_config(run_cli, make_workspace, write_yaml):
+    ws, other = make_workspace({}), write_yaml("c.yaml", "{}\n")
+    code, out, err = run_cli("render", "--config", "-", "--run", "-", "--workspace", ws)
+    assert_one_line_error(code, out, err, "standard input can be read once")
+    code, out, err = run_cli("render", "--config", "-", "--config", other, "--workspace", ws)
+    assert_one_line_error(code, out, err, "--config -: standard input must be the last --config")
+
+
+def test_out_dash_is_stdout_not_a_file(run_cli, make_workspace, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run_cli("render", "--workspace", make_workspace({}), "--out", "-")
+    assert code == 0 and "<!-- PROMPT_CACHE_BOUNDARY -->" in out
+    code, out, _ = run_cli("context", "--workspace", tmp_path / "ws", "--out", "-", "--format", "json")
+    assert code == 0 and json.loads(out)["agent"] == "main"
+    assert not (tmp_path / "-").exists()
+
+
+EXPLAIN = """\
+agents:
+  defaults:
+    models:
+      "openai/gpt-5.5": {alias: gpt}
+    subagents: {delegationMode: suggest}
+  list:
+    - id: main
+      subagents: {delegationMode: prefer}
+      skillsLimits: {maxSkillsPromptChars: 900}
+    - id: helper
+"""
+
+
+def test_config_explain_takes_bracketed_keys(run_cli, write_yaml):
+    config = write_yaml("c.yaml", EXPLAIN)
+    code, out, _ = run_cli("config", "explain", 'agents.defaults.models["openai/gpt-5.5"].alias', "--config", config)
+    assert code == 0
+    assert out.splitlines() == ['agents.defaults.models["openai/gpt-5.5"].alias = "gpt"', f"  from {config} ({config}:4:26)"]  # the alias key: column 26
+    assert run_cli("config", "explain", "agents.defaults.models['openai/gpt-5.5']", "--config", config)[0] == 0
+    assert run_cli("config", "explain", "agents.list[1].id", "--config", config)[1].startswith('agents.list[1].id = "helper"')
+    code, out, err = run_cli("config", "explain", "agents.defaults.models.openai/gpt-5.5", "--config", config)
+    assert code == 2
+    assert 'a key with dots or slashes goes in brackets: agents.defaults.models["openai/gpt-5.5"]' in err
+
+
+def test_config_explain_resolves_agent_keys_for_the_agent(run_cli, write_yaml):
+    config = write_yaml("c.yaml", EXPLAIN)
+    code, out, _ = run_cli("config", "explain", "subagents.delegationMode", "--agent", "main", "--config", config)
+    assert code == 0
+    assert out.splitlines() == [
+        'subagents.delegationMode = "prefer"',
+        "  as agents.defaults.subagents.delegationMode for agent main",
+        f"  from {config} ({config}:8:19)",  # the entry's delegationMode key
+    ]
+    assert run_cli("config", "explain", "subagents.delegationMode", "--agent", "helper", "--config", config)[1].startswith(
+        'subagents.delegationMode = "suggest"'
+    )
+    out = run_cli("config", "explain", "skills.limits.maxSkillsPromptChars", "--agent", "main", "--config", config)[1]
+    assert out.startswith("skills.limits.maxSkillsPromptChars = 900\n")
+    out = run_cli("config", "explain", "skills.limits.maxSkillsPromptChars", "--agent", "helper", "--config", config)[1]
+    assert out.startswith("skills.limits.maxSkillsPromptChars = 18000\n") and "from defaults" in out
+
+
+def test_config_shows_every_problem_up_to_twenty_then_a_count(run_cli, write_yaml, make_workspace):
+    keys = "".join(f"    nope{i:02d}: 1\n" for i in range(25))
+    config = write_yaml("c.yaml", "agents:\n  defaults:\n" + keys)
+    code, out, err = run_cli("render", "--config", config, "--workspace", make_workspace({}))
+    lines = err.splitlines()
+    assert (code, out, len(lines)) == (2, "", 21)
+    assert lines[0] == f"promptc: error: {config}:3:5: unknown key 'agents.defaults.nope00'"
+    assert lines[19] == f"promptc: error: {config}:22:5: unknown key 'agents.defaults.nope19'"
+    assert lines[20] == "promptc: error: and 5 more problems"
+
+
+def test_init_says_what_it_created_and_what_it_kept(run_cli, tmp_path):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "SOUL.md").write_text("mine\n", encoding="utf-8")
+    code, out, _ = run_cli("init", ws)
+    assert code == 0
+    lines = out.splitlines()
+    assert f"kept    {ws / 'SOUL.md'} (already there; never overwritten)" in lines
+    assert f"created {ws / 'AGENTS.md'}" in lines
+    assert f"skipped {ws / 'BOOTSTRAP.md'} (the first-run guide goes only into a new workspace)" in lines
+    assert (ws / "SOUL.md").read_text(encoding="utf-8") == "mine\n"
+    code, out, _ = run_cli("init", ws)
+    assert out.splitlines()[-1] == f"{ws}: nothing written"
+    assert sum(line.startswith("kept") for line in out.splitlines()) == 6

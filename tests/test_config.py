@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from promptc.config import explain as explaining
 from promptc.config import layers as config
 from promptc.errors import ConfigError
 
@@ -95,15 +96,15 @@ def test_bare_off_in_yaml_means_the_word(write_yaml):
 def test_explain_names_the_layer_and_line(write_yaml):
     path = write_yaml("c.yaml", "# comment\nagents:\n  defaults:\n    bootstrapMaxChars: 777\n")
     configs = config.load([path], ["agents.defaults.userTimezone=UTC"])
-    found = config.explain(configs, "agents.defaults.bootstrapMaxChars")
+    found = explaining.explain(configs, "agents.defaults.bootstrapMaxChars")
     assert found.value == 777 and str(found.origin) == f"{path} ({path}:4:5)"
-    assert config.explain(configs, "agents.defaults.userTimezone").origin.label == "--set agents.defaults.userTimezone=UTC"
-    assert config.explain(configs, "skills.limits.maxSkillsInPrompt").origin.label == "defaults"
+    assert explaining.explain(configs, "agents.defaults.userTimezone").origin.label == "--set agents.defaults.userTimezone=UTC"
+    assert explaining.explain(configs, "skills.limits.maxSkillsInPrompt").origin.label == "defaults"
 
 
 def test_explain_for_an_agent_reports_its_override(write_yaml):
     path = write_yaml("c.yaml", "agents:\n  list:\n    - id: work\n      bootstrapMaxChars: 9\n")
-    found = config.explain(config.load([path]), "agents.defaults.bootstrapMaxChars", agent="work")
+    found = explaining.explain(config.load([path]), "agents.defaults.bootstrapMaxChars", agent="work")
     assert found.value == 9 and found.origin.location.line == 4
 
 
@@ -133,7 +134,7 @@ def test_property_last_layer_that_sets_a_key_wins(tmp_path_factory, layers, over
     expected = override or next((v for v in reversed(layers) if v is not None), 20000)
     configs = config.load(paths, overrides)
     assert config.resolve(configs, "main").budgets.max_chars == expected
-    assert config.explain(configs, "agents.defaults.bootstrapMaxChars").value == expected
+    assert explaining.explain(configs, "agents.defaults.bootstrapMaxChars").value == expected
 
 
 @settings(max_examples=60, deadline=None)
@@ -145,7 +146,7 @@ def test_property_non_positive_or_non_integer_budgets_are_rejected(value):
 
 def test_explain_a_mapping_names_every_layer_that_set_part_of_it(write_yaml):
     path = write_yaml("c.yaml", "agents:\n  defaults:\n    heartbeat: {enabled: true}\n")
-    found = config.explain(config.load([path]), "agents.defaults.heartbeat")
+    found = explaining.explain(config.load([path]), "agents.defaults.heartbeat")
     assert found.value["enabled"] is True and found.value["includeSystemPromptSection"] is True
     assert found.origin.label == f"several layers: defaults, {path}"
 
@@ -153,11 +154,11 @@ def test_explain_a_mapping_names_every_layer_that_set_part_of_it(write_yaml):
 def test_explain_for_an_agent_merges_and_checks_the_agent(write_yaml):
     path = write_yaml("c.yaml", "agents:\n  list:\n    - id: ops\n      heartbeat: {prompt: Beat}\n")
     configs = config.load([path])
-    found = config.explain(configs, "agents.defaults.heartbeat", agent="ops")
+    found = explaining.explain(configs, "agents.defaults.heartbeat", agent="ops")
     assert found.value == {"enabled": False, "includeSystemPromptSection": True, "prompt": "Beat"}
-    assert config.explain(configs, "agents.defaults.heartbeat.prompt", agent="ops").origin.label == str(path)
+    assert explaining.explain(configs, "agents.defaults.heartbeat.prompt", agent="ops").origin.label == str(path)
     with pytest.raises(ConfigError, match="unknown agent 'opz' \\(did you mean 'ops'\\?\\)"):
-        config.explain(configs, "agents.defaults.heartbeat", agent="opz")
+        explaining.explain(configs, "agents.defaults.heartbeat", agent="opz")
 
 
 def test_agent_entry_without_id_is_an_error_with_a_location(write_yaml):

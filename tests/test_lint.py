@@ -6,6 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from conftest import REPO
+from promptc.sections.catalogue import discover
+
 
 @pytest.fixture
 def user_dir(tmp_path):
@@ -83,8 +86,9 @@ def test_missing_keys_and_a_misspelt_key_are_reported_together(run_cli, user_dir
     _, out, _ = run_cli("lint", "--templates", directory)
     path = f"{directory}/thin.md.j2"
     assert f"{path}:3:1: unknown metadata key 'ordre' (did you mean 'order'?)" in out
-    for key in ("order", "modes", "title"):
+    for key in ("order", "modes"):
         assert f"{path}:1:1: missing metadata key '{key}'" in out
+    assert "'title'" not in out  # optional: the id in title case
 
 
 def test_a_syntax_error_names_the_line_in_the_file(run_cli, user_dir):
@@ -159,34 +163,33 @@ def test_values_of_present_keys_are_checked_when_a_required_key_is_missing(run_c
     path = f"{directory}/half.md.j2"
     assert f"{path}:2:1: id must be snake_case, got 'Half-Done'" in out
     assert f"{path}:3:1: unknown side 'sideways' (expected stable or volatile)" in out
-    assert f"{path}:1:1: missing metadata key 'order'" in out and f"{path}:1:1: missing metadata key 'title'" in out
-    assert "modes" not in out
+    assert f"{path}:1:1: missing metadata key 'order'" in out
+    assert "modes" not in out and "title" not in out
 
 
-def test_a_directory_named_like_a_section_is_skipped(run_cli, user_dir):
+def test_a_directory_named_like_a_section_is_not_read_as_one(run_cli, user_dir):
     directory = user_dir({})
     (directory / "drafts.md.j2").mkdir()
     code, out, err = run_cli("lint", "--templates", directory)
-    assert (code, err) == (0, "")
-    assert out.startswith("promptc lint: clean (")
+    assert (code, err) == (1, "")  # the dir then contributes nothing, which is a finding
+    assert out.startswith(f"{directory}:1:1: template directory contributes no section and no partial: it holds no section file")
 
 
 @pytest.mark.parametrize(
-    ("tag", "name"),
+    ("tag", "message"),
     [
-        ("{% include 'other.md.j2' %}", "include"),
-        ("{% import 'macros.j2' as m %}", "import"),
-        ("{% from 'macros.j2' import greet %}", "from ... import"),
-        ("{% extends 'base.j2' %}", "extends"),
+        ("{% include 'other.md.j2' %}", "'other.md.j2' is not allowed: includes and imports name a file under partials/"),
+        ("{% import 'partials/macros.j2' as m %}", "partial 'partials/macros.j2' not found (looked in "),
+        ("{% from '/etc/passwd' import greet %}", "'/etc/passwd' is not allowed"),
+        ("{% extends 'base.j2' %}", "'{% extends %}' is not supported: a section is not a page"),
     ],
 )
-def test_tags_that_load_another_template_are_unsupported_not_unreachable(run_cli, user_dir, tag, name):
+def test_tags_that_load_another_template_are_checked_not_unreachable(run_cli, user_dir, tag, message):
     text = f"---\nid: composed\norder: 178\nside: stable\nmodes: [full]\ntitle: C\n---\n{tag}\n"
     directory = user_dir({"composed.md.j2": text})
     code, out, _ = run_cli("lint", "--templates", directory)
     assert code == 1
-    message = f"'{{% {name} %}}' is not supported in a section: a section is one self-contained file"
-    assert out.splitlines()[0] == f"{directory}/composed.md.j2:8:1: {message}"
+    assert out.splitlines()[0].startswith(f"{directory}/composed.md.j2:8:1: {message}")
     assert "unreachable" not in out
 
 
@@ -241,3 +244,117 @@ def test_private_and_dunder_attribute_access_is_reported(run_cli, user_dir):
     assert f"{path}:9:1: access to private attribute '__globals__' (templates run sandboxed" in out
     assert f"{path}:10:1: access to private attribute '_secret'" in out
     assert "upper" not in out
+
+
+# --------------------------------------------------------------------------- issue 9: layout, partials, user variables
+
+
+def test_a_section_in_a_sections_folder_is_linted_and_counted(run_cli, tmp_path):
+    templates = tmp_path / "mytemplates"
+    (templates / "sections").mkdir(parents=True)
+    (templates / "sections" / "safety.md.j2").write_text(GREETING.replace("id: greeting", "id: safety"), encoding="utf-8")
+    code, out, _ = run_cli("lint", "--templates", templates)
+    assert code == 1
+    assert f"{templates}/sections/safety.md.j2:9:23: stable section 'safety' reads volatile variable 'channel'" in out
+    code, clean, _ = run_cli("lint")
+    builtin_count = int(clean.split("(")[1].split()[0])
+    order = next(spec.order for spec in discover() if spec.id == "safety")
+    (templates / "sections" / "safety.md.j2").write_text(f"---\nid: safety\norder: {order}\nside: stable\nmodes: [full]\n---\nSafe.\n", encoding="utf-8")
+    (templates / "sections" / "extra.md.j2").write_text("---\nid: extra\norder: 951\nside: stable\nmodes: [full]\n---\nMore.\n", encoding="utf-8")
+    code, out, _ = run_cli("lint", "--templates", templates)
+    assert (code, out) == (0, f"promptc lint: clean ({builtin_count + 1} sections and 1 partial checked)\n")
+
+
+@pytest.mark.parametrize("name", ["safety.j2", "safety.md", "safety.jinja"])
+def test_a_dir_of_lookalikes_is_a_finding_naming_them(run_cli, tmp_path, name):
+    templates = tmp_path / "mytemplates"
+    templates.mkdir()
+    (templates / name).write_text("---\nid: safety\norder: 900\nside: stable\nmodes: [full]\n---\nx\n", encoding="utf-8")
+    code, out, _ = run_cli("lint", "--templates", templates)
+    assert code == 1
+    assert out.startswith(f"{templates}:1:1: template directory contributes no section and no partial: {name} looks like a template")
+
+
+def test_a_lookalike_beside_real_sections_is_a_finding(run_cli, user_dir):
+    directory = user_dir({"greeting.md.j2": CLASH.replace("order: 800", "order: 801"), "draft.j2": "---\nid: draft\n---\n"})
+    code, out, _ = run_cli("lint", "--templates", directory)
+    assert code == 1
+    assert f"{directory}/draft.j2:1:1: 'draft.j2' looks like a section but is not read: section files are named NAME.md.j2" in out
+
+
+def _partial_dir(tmp_path, section_body: str, partials: dict[str, str], side: str = "stable"):
+    templates = tmp_path / "mytemplates"
+    (templates / "partials").mkdir(parents=True)
+    (templates / "house.md.j2").write_text(f"---\nid: house\norder: 950\nside: {side}\nmodes: [full]\n---\n{section_body}", encoding="utf-8")
+    for name, text in partials.items():
+        (templates / "partials" / name).write_text(text, encoding="utf-8")
+    return templates
+
+
+def test_lint_follows_includes_and_imports_with_the_sections_side(run_cli, tmp_path):
+    templates = _partial_dir(tmp_path, '{% include "partials/a.md.j2" %}\n{% from "partials/m.md.j2" import hi %}{{ hi() }}\n', {
+        "a.md.j2": "On {{ channel }}.\n{% include 'partials/b.md.j2' %}\n",
+        "b.md.j2": "{{ tols }}\n",
+        "m.md.j2": "{% macro hi() %}hi {{ model }} {{ tools | length }}{% endmacro %}\n",
+    })  # fmt: skip
+    code, out, _ = run_cli("lint", "--templates", templates)
+    assert code == 1
+    partials = templates / "partials"
+    assert out.splitlines() == [
+        f"{partials}/a.md.j2:1:7: stable section 'house' reads volatile variable 'channel' through partials/a.md.j2;"
+        " move the section below the boundary (side: volatile) or drop the variable",
+        f"{partials}/b.md.j2:1:4: undefined variable 'tols' through partials/b.md.j2"
+        " (not declared in compiler/sections/variables.py; did you mean 'tools'?)",
+        f"{partials}/m.md.j2:1:23: stable section 'house' reads volatile variable 'model' through partials/m.md.j2;"
+        " move the section below the boundary (side: volatile) or drop the variable",
+        "promptc lint: 3 problems in 3 files",
+    ]
+
+
+def test_the_same_partials_are_fine_from_a_volatile_section(run_cli, tmp_path):
+    templates = _partial_dir(tmp_path, '{% include "partials/a.md.j2" %}\n', {"a.md.j2": "On {{ channel }}.\n"}, side="volatile")
+    (templates / "house.md.j2").write_text((templates / "house.md.j2").read_text().replace("order: 950", "order: 3360"), encoding="utf-8")
+    code, out, _ = run_cli("lint", "--templates", templates)
+    assert code == 0, out
+
+
+def test_a_missing_partial_and_a_syntax_error_in_one_are_findings(run_cli, tmp_path):
+    templates = _partial_dir(tmp_path, '{% include "partials/gone.md.j2" %}\n{% include "partials/bad.md.j2" %}\n', {
+        "bad.md.j2": "ok\n{% if %}\n", "unused.md.j2": "{% for %}\n",
+    })  # fmt: skip
+    code, out, _ = run_cli("lint", "--templates", templates)
+    assert code == 1
+    lines = out.splitlines()
+    assert lines[0] == f"{templates}/house.md.j2:7:1: partial 'partials/gone.md.j2' not found (looked in {templates}/partials, {REPO / 'templates' / 'partials'})"
+    assert lines[1].startswith(f"{templates}/partials/bad.md.j2:2:1: template syntax error")
+    assert lines[2].startswith(f"{templates}/partials/unused.md.j2:1:1: template syntax error")
+
+
+USER_VARS = "prompt:\n  variables:\n    company: {side: stable}\n    tone: {side: volatile}\n  values: {company: Acme, tone: calm}\n"
+
+
+def test_user_variables_are_checked_against_prompt_variables(run_cli, tmp_path, write_yaml):
+    templates = _partial_dir(tmp_path, "{{ vars.compny }} {{ vars.company }}\n{{ vars['tone'] }}\n{% include 'partials/p.md.j2' %}\n",
+                             {"p.md.j2": "{{ vars.tone }}\n"})  # fmt: skip
+    config = write_yaml("config.yaml", USER_VARS)
+    code, out, _ = run_cli("lint", "--templates", templates, "--config", config)
+    assert code == 1
+    assert out.splitlines() == [
+        f"{templates}/house.md.j2:7:4: undefined user variable 'vars.compny' (not declared in prompt.variables; did you mean 'vars.company'?)",
+        f"{templates}/house.md.j2:8:1: stable section 'house' reads volatile user variable 'vars.tone';"
+        " move the section below the boundary or declare the variable side: stable",
+        f"{templates}/partials/p.md.j2:1:4: stable section 'house' reads volatile user variable 'vars.tone' through partials/p.md.j2;"
+        " move the section below the boundary or declare the variable side: stable",
+        "promptc lint: 3 problems in 2 files",
+    ]
+    _, without, _ = run_cli("lint", "--templates", templates)
+    assert "undefined user variable 'vars.company' (not declared in prompt.variables; lint --config FILE reads the declarations)" in without
+
+
+def test_set_arithmetic_on_dictionary_keys_is_a_finding(run_cli, user_dir):
+    body = "{% for k in ({'b': 1}.keys() - ['a']) %}{{ k }}{% endfor %}\n{{ 3 - 1 }}\n"
+    directory = user_dir({"sets.md.j2": f"---\nid: sets\norder: 850\nside: stable\nmodes: [full]\n---\n{body}"})
+    code, out, _ = run_cli("lint", "--templates", directory)
+    assert code == 1
+    assert out.splitlines()[0].startswith(f"{directory}/sets.md.j2:7:1: '-' of dictionary keys gives a set, whose order changes")
+    assert ":8:" not in out

@@ -183,7 +183,7 @@ def test_none_mode_reads_no_workspace_and_reports_nothing_injected(run_cli, make
     assert data["files"] == [] and data["skills"] == []
     assert "a" * 50 not in data["text"]
     code, report, _ = run_cli("context", "--workspace", ws, "--mode", "none")
-    assert code == 0 and "Skills: 0 listed, 0 not listed" in report
+    assert code == 0 and "Skills: 0 SKILL.md found, 0 eligible, 0 listed" in report
     assert "AGENTS.md" not in report
 
 

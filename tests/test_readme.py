@@ -71,3 +71,49 @@ def test_the_pipeline_diagram_names_real_functions():
     for folder, module, function in steps:
         source = (PACKAGE / folder / f"{module}.py").read_text(encoding="utf-8")
         assert re.search(rf"^def {function}\(", source, flags=re.MULTILINE), f"{folder}/{module}.{function}"
+
+
+# --------------------------------------------------------------------------- the Template authoring example
+
+AUTHORING = README[README.index("## Template authoring") : README.index("## Guard rails for template authors")]
+"""(Cut by hand: the example's own templates hold `## ` headings.)"""
+
+
+def _authoring_example(root) -> str:
+    """Write the example's files under `root` (with the examples folder) and return its command."""
+    shutil.copytree(REPO / "examples", root / "examples")
+    files = re.findall(r"\*\*`([^`]+)`\*\*\n\n```\w+\n(.*?)```", AUTHORING, flags=re.DOTALL)
+    assert [name for name, _ in files] == [
+        "config.yaml", "mytemplates/sections/house_rules.md.j2", "mytemplates/partials/rules.md.j2",
+        "mytemplates/partials/format.md.j2", "mytemplates/sections/on_call.md.j2",
+    ]  # fmt: skip
+    for name, text in files:
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+    command = re.search(r"```sh\n(promptc render .*?)\n```", AUTHORING).group(1)
+    return command
+
+
+def test_the_template_authoring_example_renders_what_the_readme_shows(run_cli, tmp_path, monkeypatch):
+    command = _authoring_example(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run_cli(*command.split()[1:])
+    assert (code, err) == (0, "")
+    shown = re.search(r"```text\n(## House Rules\n.*?)```", AUTHORING, flags=re.DOTALL).group(1)
+    stable, volatile = out.split("<!-- PROMPT_CACHE_BOUNDARY -->")
+    assert shown.rstrip("\n") + "\n\n## " in stable  # the whole section, then the next one
+    assert "Staff on call today: Rita." in volatile and "Rita" not in stable
+    sections = run_cli(*command.split()[1:], "--list-sections")[1]
+    assert "[mytemplates/sections/house_rules.md.j2]" in sections
+
+
+def test_the_template_authoring_mistake_gives_the_error_the_readme_shows(run_cli, tmp_path, monkeypatch):
+    command = _authoring_example(tmp_path)
+    section = tmp_path / "mytemplates" / "sections" / "house_rules.md.j2"
+    section.write_text(section.read_text(encoding="utf-8").replace("vars.company", "vars.compny"), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run_cli(*command.split()[1:])
+    shown = re.search(r"```text\n(promptc: error: .*?)\n```", AUTHORING).group(1)
+    assert (code, out, err) == (2, "", shown + "\n")
+    lint = run_cli("lint", "--templates", "mytemplates", "--config", "config.yaml")
+    assert lint[0] == 1 and "mytemplates/sections/house_rules.md.j2:9:" in lint[1] and "did you mean 'vars.company'?" in lint[1]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -89,7 +90,7 @@ def test_template_syntax_error_names_file_and_line(user_dir, make_workspace):
 @pytest.mark.parametrize(
     "text, message, line",
     [
-        ("---\nid: x\norder: 1\nside: stable\nmodes: [full]\n---\nbody\n", "missing metadata key 'title'", 1),
+        ("---\nid: x\norder: 1\nside: stable\n---\nbody\n", "missing metadata key 'modes'", 1),
         ("---\nid: x\norder: 1\nside: stable\nmodes: [full]\ntitle: X\ncolour: red\n---\n", "unknown metadata key 'colour'", 7),
         ("---\nid: x\norder: 1\nside: middle\nmodes: [full]\ntitle: X\n---\n", "unknown side 'middle'", 4),
         ("---\nid: x\norder: 1\nside: stable\nmodes: [full, tiny]\ntitle: X\n---\n", "unknown mode 'tiny'", 5),
@@ -115,3 +116,125 @@ def test_duplicate_id_within_one_dir_is_an_error(user_dir):
     templates = user_dir({"a.md.j2": section("same", 801, "a"), "b.md.j2": section("same", 802, "b")})
     with pytest.raises(TemplateError, match="duplicate section id 'same'"):
         discover([templates])
+
+
+# --------------------------------------------------------------------------- layout (issue 9)
+
+SAFETY_EDIT = ("Do not seek power,", "Do not seek influence,")
+
+
+def _edited_safety() -> str:
+    from guardrail_helpers import SAFETY
+
+    text = SAFETY.read_text(encoding="utf-8")
+    assert SAFETY_EDIT[0] in text
+    return text.replace(*SAFETY_EDIT)
+
+
+@pytest.mark.parametrize("layout", ["safety.md.j2", "sections/safety.md.j2"])
+def test_a_section_overrides_the_builtin_flat_or_in_a_sections_folder(run_cli, tmp_path, make_workspace, layout):
+    templates = tmp_path / "mytemplates"
+    (templates / layout).parent.mkdir(parents=True, exist_ok=True)
+    (templates / layout).write_text(_edited_safety(), encoding="utf-8")
+    ws = make_workspace({})
+    code, out, _ = run_cli("render", "--templates", templates, "--workspace", ws)
+    assert code == 0
+    assert "Do not seek influence," in out and "Do not seek power," not in out
+    builtin = run_cli("render", "--workspace", ws)[1]
+    assert out == builtin.replace(*SAFETY_EDIT)  # the same prompt but for that one word
+    code, listing, _ = run_cli("render", "--templates", templates, "--workspace", ws, "--list-sections")
+    line = next(line for line in listing.splitlines() if line.startswith("safety "))
+    assert line.endswith(f"[{templates / layout}, overrides builtin:safety.md.j2]")
+
+
+def test_list_sections_as_json_has_source_and_overrides_for_every_section(run_cli, tmp_path, make_workspace):
+    templates = tmp_path / "mytemplates"
+    (templates / "sections").mkdir(parents=True)
+    (templates / "sections" / "safety.md.j2").write_text(_edited_safety(), encoding="utf-8")
+    (templates / "house_rules.md.j2").write_text(section("house_rules", 950, "## Rules\nNo shouting."), encoding="utf-8")
+    code, out, _ = run_cli("render", "--templates", templates, "--workspace", make_workspace({}), "--list-sections", "--format", "json")
+    assert code == 0
+    rows = {row["id"]: row for row in json.loads(out)}
+    assert set(rows) == {spec.id for spec in discover([templates])}
+    assert rows["safety"]["source"] == str(templates / "sections" / "safety.md.j2")
+    assert rows["safety"]["overrides"] == "builtin:safety.md.j2"
+    assert rows["house_rules"] == {"id": "house_rules", "active": True, "why": "mode full", "side": "stable",
+                                   "chars": len("## Rules\nNo shouting."), "source": str(templates / "house_rules.md.j2"),
+                                   "overrides": None}  # fmt: skip
+    assert rows["control"]["source"] == "builtin:control.md.j2" and rows["control"]["overrides"] is None
+    assert rows["voice"]["active"] is False and rows["voice"]["source"] == "builtin:voice.md.j2"
+
+
+@pytest.mark.parametrize("names", [["safety.j2"], ["safety.md"], ["sections/safety.jinja", "notes.txt"]])
+def test_a_dir_that_contributes_nothing_is_an_error_naming_the_lookalikes(tmp_path, make_workspace, names):
+    templates = tmp_path / "mytemplates"
+    for name in names:
+        (templates / name).parent.mkdir(parents=True, exist_ok=True)
+        (templates / name).write_text(_edited_safety(), encoding="utf-8")
+    with pytest.raises(TemplateError) as info:
+        compile_prompt(Request(workspace=make_workspace({}), template_dirs=(templates,)))
+    assert info.value.location.path == str(templates)
+    assert info.value.message.startswith("template directory contributes no section and no partial: ")
+    for name in names:
+        assert name in info.value.message
+
+
+def test_a_dir_with_only_partials_is_fine(tmp_path, make_workspace):
+    templates = tmp_path / "mytemplates"
+    (templates / "partials").mkdir(parents=True)
+    (templates / "partials" / "extra.md.j2").write_text("unused\n", encoding="utf-8")
+    assert compile_prompt(Request(workspace=make_workspace({}), template_dirs=(templates,))).stable
+
+
+def test_the_same_id_flat_and_in_sections_names_both_files(tmp_path):
+    templates = tmp_path / "mytemplates"
+    (templates / "sections").mkdir(parents=True)
+    for path in (templates / "house.md.j2", templates / "sections" / "house.md.j2"):
+        path.write_text(section("house", 950, "x"), encoding="utf-8")
+    with pytest.raises(TemplateError) as info:
+        discover([templates])
+    assert info.value.location.path == str(templates / "sections" / "house.md.j2")
+    assert f"duplicate section id 'house' (also in {templates / 'house.md.j2'})" == info.value.message
+
+
+def test_title_is_optional_and_defaults_to_the_id_in_title_case(user_dir):
+    templates = user_dir({"h.md.j2": "---\nid: house_rules\norder: 950\nside: stable\nmodes: [full]\n---\nx\n"})
+    spec = next(spec for spec in discover([templates]) if spec.id == "house_rules")
+    assert spec.title == "House Rules"
+
+
+def test_every_metadata_problem_of_every_file_is_shown_each_with_its_own_line(run_cli, user_dir, make_workspace):
+    templates = user_dir({
+        "a.md.j2": "---\nid: Bad-Id\norder: ten\nside: stable\nmodes: [full]\n---\nx\n",
+        "b.md.j2": "---\nid: b\norder: 951\nside: sideways\nmodes: [full, tiny]\n---\nx\n",
+    })  # fmt: skip
+    code, out, err = run_cli("render", "--templates", templates, "--workspace", make_workspace({}))
+    assert (code, out) == (2, "")
+    assert err.splitlines() == [
+        f"promptc: error: {templates / 'a.md.j2'}:2:1: id must be snake_case, got 'Bad-Id'",
+        f"promptc: error: {templates / 'a.md.j2'}:3:1: order must be a whole number, got 'ten'",
+        f"promptc: error: {templates / 'b.md.j2'}:4:1: unknown side 'sideways' (expected stable or volatile)",
+        f"promptc: error: {templates / 'b.md.j2'}:5:1: unknown mode 'tiny' (expected full, minimal, none)",
+    ]
+
+
+def test_a_duplicate_order_is_blamed_on_the_users_file_not_the_builtin(user_dir):
+    safety_order = next(spec.order for spec in discover() if spec.id == "safety")
+    templates = user_dir({"clash.md.j2": section("clash", safety_order, "x")})
+    with pytest.raises(TemplateError) as info:
+        discover([templates])
+    assert str(info.value.location) == f"{templates / 'clash.md.j2'}:3:1"
+    assert info.value.message == f"duplicate section order {safety_order} (also used by 'safety' in builtin:safety.md.j2)"
+
+
+def test_a_new_sections_folder_is_seen_by_a_warm_compiler(tmp_path, make_workspace):
+    from promptc import Compiler
+
+    templates = tmp_path / "mytemplates"
+    templates.mkdir()
+    (templates / "house.md.j2").write_text(section("house", 950, "House text."), encoding="utf-8")
+    with Compiler(template_dirs=[templates], workspace=make_workspace({})) as compiler:
+        assert "Do not seek power," in compiler.compile().stable
+        (templates / "sections").mkdir()
+        (templates / "sections" / "safety.md.j2").write_text(_edited_safety(), encoding="utf-8")
+        assert "Do not seek influence," in compiler.compile().stable

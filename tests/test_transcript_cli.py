@@ -234,3 +234,25 @@ def test_policy_prints_one_line_per_transform(run_cli):
     lines = out.splitlines()
     assert lines == policies.explain(policies.resolve("mistral", "openai-completions", "mistral-large"))
     assert len(lines) == 1 + len(policies.TRANSFORM_ORDER)
+
+
+def test_sanitize_reads_standard_input_and_out_dash_is_standard_output(tmp_path, run_cli, monkeypatch):
+    import io
+
+    path = write_session(tmp_path, U("hi"), A(text("hello")))
+    expected = run_cli("transcript", "sanitize", path, *ANTHROPIC)[1]
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(path.read_bytes())))
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run_cli("transcript", "sanitize", "-", *ANTHROPIC, "--out", "-")
+    assert code == 0 and out == expected
+    assert err.startswith("-: 2 messages in, 2 out")
+    assert not (tmp_path / "-").exists()
+
+
+def test_sanitize_of_bad_standard_input_names_stdin_and_the_line(tmp_path, run_cli, monkeypatch):
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b'{"type": "session", "id": "s1"}\n{"type":\n')))
+    code, out, err = run_cli("transcript", "sanitize", "-", *ANTHROPIC)
+    assert (code, out) == (2, "")
+    assert err.startswith("promptc: error: <stdin>:2:")

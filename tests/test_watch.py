@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 import threading
 import time
@@ -127,7 +128,8 @@ def test_the_output_file_and_workspace_state_never_trigger_a_render(project):
     assert not targets.accepts(None, str(workspace / ".out.md.k3j9x_2q.tmp"))  # the atomic writer's temp file
     assert not targets.accepts(None, str(workspace / ".promptc" / "workspace-state.json"))
     assert targets.accepts(None, str(workspace / "SOUL.md"))
-    assert targets.accepts(None, str(workspace / ".notes.md.tmp"))
+    assert targets.accepts(None, str(workspace / ".notes.md"))
+    assert not targets.accepts(None, str(workspace / ".notes.md.tmp"))  # anyone's temp file
     assert targets.accepts(None, str(config.resolve()))
     assert not targets.accepts(None, str(config.resolve().parent / "unrelated.txt"))
 
@@ -250,3 +252,71 @@ def test_a_symlinked_dir_in_the_workspace_is_watched_and_a_link_cycle_ends(proje
     skills = workspace.resolve() / "skills"
     assert skills / "tidy" in roots
     assert skills / "tidy" / "loop" not in roots
+
+
+# --------------------------------------------------------------------------- issue 9: editor files, rule lines
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["sedL27VaR", "4913", ".SOUL.md.swp", ".SOUL.md.swx", "SOUL.md~", ".#SOUL.md", "#SOUL.md#", "SOUL.md.tmp",
+     "SOUL.md___jb_tmp___", ".goutputstream-ABC123", ".~lock.notes.odt#", "SOUL.md.kate-swp"],
+)  # fmt: skip
+def test_editor_temp_and_swap_files_never_trigger_a_render(project, name):
+    workspace, config, _ = project
+    targets = _targets("--config", config)
+    assert not targets.accepts(None, str(workspace.resolve() / name))
+
+
+@pytest.mark.parametrize("name", ["SOUL.md", "sed.md", "notes", "4913.md", "skills"])
+def test_ordinary_names_still_do(project, name):
+    workspace, config, _ = project
+    assert _targets("--config", config).accepts(None, str(workspace.resolve() / name))
+
+
+def _sed_in_place(path, old: str, new: str) -> None:
+    """What `sed -i` does: write a temp file `sedXXXXXX` beside the file, then rename it over."""
+    temp = path.parent / "sedL27VaR"
+    temp.write_text(path.read_text(encoding="utf-8").replace(old, new), encoding="utf-8")
+    temp.replace(path)
+
+
+def test_a_sed_edit_names_only_the_real_file_and_re_renders_follow_a_rule_line(project, capsys):
+    workspace, config, run = project
+
+    def edits(_ready: threading.Event) -> None:
+        (workspace / ".SOUL.md.swp").write_text("vim swap", encoding="utf-8")  # alone: no render
+        (workspace / "4913").write_text("", encoding="utf-8")
+        time.sleep(SETTLE)
+        _sed_in_place(workspace / "SOUL.md", "patient", "cheerful")
+        time.sleep(SETTLE)
+        _sed_in_place(workspace / "SOUL.md", "cheerful", "quiet")
+
+    code = _watch(["--config", config, "--run", run], edits, 2)
+    out, err = capsys.readouterr()
+    assert code == 0
+    changed = (
+        "promptc: SOUL.md changed; stable part changed: cache tier 2 invalidated by SOUL.md;"
+        " cache tier 3 invalidated by SOUL.md (in an earlier tier)"
+    )
+    assert err.splitlines()[1:] == [changed, changed]
+    rules = re.findall(r"^==== (\d\d:\d\d:\d\d)  (.*) =+$", out, flags=re.MULTILINE)
+    assert [what for _, what in rules] == ["SOUL.md changed", "SOUL.md changed"]
+    first, second, third = re.split(r"^==== .*$", out, flags=re.MULTILINE)
+    assert "patient gardener" in first and "cheerful gardener" in second and "quiet gardener" in third
+    assert "sedL27VaR" not in out + err and "4913" not in err
+
+
+def test_the_rule_line_is_not_written_into_an_out_file(project, capsys):
+    workspace, config, run = project
+    target = workspace.parent / "prompt.md"
+    code = _watch(["--config", config, "--run", run, "--out", target], lambda _: _sed_in_place(workspace / "SOUL.md", "patient", "calm"), 1)
+    out, _ = capsys.readouterr()
+    assert code == 0 and out == ""
+    assert "====" not in target.read_text(encoding="utf-8") and "calm gardener" in target.read_text(encoding="utf-8")
+
+
+def test_rule_line_shape():
+    line = watch.rule_line("14:03:22", ["SOUL.md", "TOOLS.md"])
+    assert line == "\n==== 14:03:22  SOUL.md, TOOLS.md changed " + "=" * (watch.RULE_WIDTH - 41) + "\n\n"
+    assert len(line.strip()) == watch.RULE_WIDTH

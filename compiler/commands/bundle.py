@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import difflib
+import functools
 import hashlib
 import itertools
 import json
@@ -62,6 +64,18 @@ class Built:
     """The `manifest.json` document."""
     stable: Mapping[str, str]
     """SHA-256 hex -> stable text, in first-use order."""
+    parts: Mapping[str, StableParts] = dataclasses.field(default_factory=dict)
+    """SHA-256 hex -> what that stable text is made of (for `--check` to say what changed)."""
+
+
+@dataclass(frozen=True)
+class StableParts:
+    """The sections and workspace files one stable text is made of."""
+
+    sections: tuple[tuple[str, str], ...]
+    """(section id, its text), in prompt order."""
+    files: tuple[tuple[str, str], ...]
+    """(bootstrap file name, its injected text) for the files above the boundary."""
 
 
 # --------------------------------------------------------------------------- matrix
@@ -130,12 +144,19 @@ def _check_distinct(variants: Sequence[RunFacts], where: Location) -> None:
     for run in variants:
         key = row_key(run)
         if key in seen:
-            raise BundleError(f"two variants are identical ({_label(key)}); make the matrix entries differ", where)
+            raise BundleError(f"two variants are identical ({variant_id(key)}); make the matrix entries differ", where)
         seen.add(key)
 
 
-def _label(key: Sequence[Any]) -> str:
-    return "/".join(str(part) for part in key)
+ID_NAMES = {"chat_type": "chat"}
+"""How a variant id names a row key (`chat=direct`)."""
+
+
+def variant_id(key: Sequence[Any], with_model: bool = True) -> str:
+    """`agent=main session=main mode=full provider=anthropic channel=telegram chat=direct`: the
+    row's set values by name; the model only when `with_model` (the matrix varies it)."""
+    shown = [(name, value) for name, value in zip(ROW_KEYS, key) if value is not None and (with_model or name != "model")]
+    return " ".join(f"{ID_NAMES.get(name, name)}={value}" for name, value in shown)
 
 
 # --------------------------------------------------------------------------- build
@@ -151,26 +172,37 @@ def build(variants: Sequence[RunFacts], request: pipeline.Request, jobs: int = 1
     """
     rows: list[dict[str, Any]] = []
     stable: dict[str, str] = {}
+    parts: dict[str, StableParts] = {}
     tokens.count("")  # build the encoding here, once: forked workers inherit it
-    for chunk_rows, chunk_stable in batch.map_chunks(request, variants, _build_chunk, jobs):
+    for chunk_rows, chunk_stable, chunk_parts in batch.map_chunks(request, variants, _build_chunk, jobs):
         rows += chunk_rows
         stable.update((sha, text) for sha, text in chunk_stable.items() if sha not in stable)
+        parts.update((sha, made) for sha, made in chunk_parts.items() if sha not in parts)
     manifest = {"format": FORMAT, "token_method": token_method(), "variants": rows}
-    return Built(manifest, stable)
+    return Built(manifest, stable, parts)
 
 
-def _build_chunk(compiler: engine.Compiler, variants: Sequence[RunFacts]) -> tuple[list[dict[str, Any]], dict[str, str]]:
-    """Rows for consecutive variants and the stable texts they use, in first-use order."""
+Chunk = tuple[list[dict[str, Any]], dict[str, str], dict[str, StableParts]]
+
+
+def _build_chunk(compiler: engine.Compiler, variants: Sequence[RunFacts]) -> Chunk:
+    """Rows for consecutive variants and the stable texts they use (with what each is made
+    of), in first-use order."""
     rows: list[dict[str, Any]] = []
     stable: dict[str, str] = {}
+    parts: dict[str, StableParts] = {}
     stable_tokens: dict[str, int] = {}
     for run in variants:
         prompt, _ = compiler.compile_pending(run)
         sha = prompt.stable_sha256
         if sha not in stable:
             stable[sha], stable_tokens[sha] = prompt.stable, context.token_count(prompt.stable)
+            parts[sha] = StableParts(
+                tuple((s.id, s.text) for s in prompt.sections if s.side == "stable"),
+                tuple((f.name, f.text) for f in prompt.files if f.injected and not f.dynamic),
+            )
         rows.append(_row(run, prompt, stable_tokens[sha]))
-    return rows, stable
+    return rows, stable, parts
 
 
 def _row(run: RunFacts, prompt: Prompt, stable_tokens: int) -> dict[str, Any]:
@@ -317,7 +349,9 @@ def stored_hashes(out: Path) -> set[str]:
 
 
 def verify(built: Built, out: Path) -> list[str]:
-    """What differs between the bundle on disk and `built`; empty when it is current."""
+    """What differs between the bundle on disk and `built`, as report lines; empty when it is
+    current. Variants whose stable part changed the same way are one group, which names the
+    sections and files that changed and shows the first change as a short diff."""
     path = out / MANIFEST
     if not path.is_file():
         return [f"{MANIFEST}: missing (no bundle at {out})"]
@@ -327,8 +361,11 @@ def verify(built: Built, out: Path) -> list[str]:
     except (ValueError, KeyError, TypeError) as exc:
         return [f"{MANIFEST}: unreadable ({exc})"]
     same_tokens = stored.get("token_method") == built.manifest["token_method"]
-    problems = _row_changes(rows, built, same_tokens=same_tokens)
-    problems += _stable_file_problems(out, built)
+    problems = _row_changes(rows, built, out, same_tokens=same_tokens)
+    # The groups above explain a new stable file not written yet and an old one no longer
+    # used; what is listed here is a file that is wrong on its own.
+    explained = {row.get("stable_sha256") for row in rows.values()} ^ {row["stable_sha256"] for row in built.manifest["variants"]}
+    problems += _stable_file_problems(out, built, explained)
     # Token counts made another way (the `tokens` extra missing here) differ in every row, so
     # the whole-file comparison is only meaningful when the counting method is the same.
     if not problems and same_tokens and path.read_text(encoding="utf-8") != payloads.dumps(built.manifest):
@@ -340,24 +377,32 @@ def _stored_key(row: Mapping[str, Any]) -> tuple:
     return tuple(row[key] for key in ROW_KEYS)
 
 
-def _row_changes(stored: Mapping[tuple, Mapping[str, Any]], built: Built, *, same_tokens: bool) -> list[str]:
+SHOWN_VARIANTS = 3
+"""Variant ids listed per group before `... and N more`."""
+DIFF_LINES = 16
+"""At most this many lines of the first change's diff are shown per group."""
+
+
+def _row_changes(stored: Mapping[tuple, Mapping[str, Any]], built: Built, out: Path, *, same_tokens: bool) -> list[str]:
     expected = {_stored_key(row): row for row in built.manifest["variants"]}
-    problems = [f"variant {_label(k)}: missing from the bundle" for k in expected if k not in stored]
-    problems += [f"variant {_label(k)}: in the bundle but not in the matrix" for k in stored if k not in expected]
+    with_model = len({key[ROW_KEYS.index("model")] for key in (*expected, *stored)}) > 1
+    name = functools.partial(variant_id, with_model=with_model)
+    lines = [f"variant {name(k)}: missing from the bundle" for k in expected if k not in stored]
+    lines += [f"variant {name(k)}: in the bundle but not in the matrix" for k in stored if k not in expected]
+    groups: dict[tuple, list[tuple]] = {}
     for key in (k for k in expected if k in stored):
-        problems += _field_changes(key, stored[key], expected[key], same_tokens)
-    return problems
-
-
-def _field_changes(key: tuple, old: Mapping[str, Any], new: Mapping[str, Any], same_tokens: bool) -> list[str]:
-    fields = [f for f in new if f not in (*ROW_KEYS, "tiers") and (same_tokens or f != "tokens")]
-    changes = [f"{f} {old.get(f)} -> {new[f]}" for f in fields if old.get(f) != new[f]]
-    if old.get("tiers") != new["tiers"]:
-        changes.append(_tier_words(old.get("tiers"), new["tiers"]))
-    if not changes:
-        return []
-    note = " (stable prefix changed: cache invalidated)" if old.get("stable_sha256") != new["stable_sha256"] else ""
-    return [f"variant {_label(key)}: {'; '.join(changes)}{note}"]
+        old, new = stored[key], expected[key]
+        if old.get("stable_sha256") != new["stable_sha256"]:
+            groups.setdefault(("stable", old.get("stable_sha256"), new["stable_sha256"]), []).append(key)
+        elif old.get("volatile_sha256") != new["volatile_sha256"]:
+            groups.setdefault(("volatile",), []).append(key)
+        elif any(old.get(f) != new[f] for f in new if f not in ROW_KEYS and (same_tokens or f != "tokens")):
+            groups.setdefault(("counts",), []).append(key)
+    for group, keys in groups.items():
+        old_tiers, new_tiers = stored[keys[0]].get("tiers"), expected[keys[0]]["tiers"]
+        tiers = _tier_words(old_tiers, new_tiers) if old_tiers != new_tiers else None
+        lines += _group_report(group, keys, built, out, name, tiers)
+    return lines
 
 
 def _tier_words(old: Any, new: list[dict[str, Any]]) -> str:
@@ -370,10 +415,56 @@ def _tier_words(old: Any, new: list[dict[str, Any]]) -> str:
         return "cache tiers unreadable in the stored manifest"
 
 
-def _stable_file_problems(out: Path, built: Built) -> list[str]:
+def _group_report(group: tuple, keys: list[tuple], built: Built, out: Path, name: Any, tiers: str | None) -> list[str]:
+    count = f"{len(keys)} {'variant' if len(keys) == 1 else 'variants'}"
+    if group[0] == "volatile":
+        head = f"volatile part changed in {count} (stable part unchanged):"
+    elif group[0] == "counts":
+        head = f"token or character counts differ in {count} (texts unchanged):"
+    else:
+        head = f"stable part changed in {count} ({str(group[1])[:12]} in the bundle, {group[2][:12]} now; cache invalidated):"
+    lines = [head, *(f"  {name(key)}" for key in keys[:SHOWN_VARIANTS])]
+    if len(keys) > SHOWN_VARIANTS:
+        lines.append(f"  ... and {len(keys) - SHOWN_VARIANTS} more")
+    if tiers is not None:
+        lines.append(f"  {tiers}")
+    if group[0] == "stable":
+        lines += _what_changed(out / STABLE_DIR / f"{group[1]}.md", built.stable[group[2]], built.parts.get(group[2]))
+    return lines
+
+
+def _what_changed(old_path: Path, new_text: str, parts: StableParts | None) -> list[str]:
+    """The sections and files whose text is not in the bundle's stable part, and the first
+    change as a unified diff."""
+    try:
+        old_text = old_path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return [f"  (the bundle's {STABLE_DIR}/{old_path.name} is not there to compare with)"]
+    sections = [sid for sid, text in (parts.sections if parts else ()) if text not in old_text]
+    files = [fname for fname, text in (parts.files if parts else ()) if text not in old_text]
+    lines = [f"  sections changed: {', '.join(sections) if sections else 'none (text was removed)'}"]
+    if files:
+        lines.append(f"  files changed: {', '.join(files)}")
+    where = f" (section {sections[0]})" if sections else ""
+    lines.append(f"  first change{where}:")
+    return lines + [f"    {line}" for line in _first_hunk(old_text, new_text)]
+
+
+def _first_hunk(old_text: str, new_text: str) -> list[str]:
+    diff = difflib.unified_diff(old_text.splitlines(), new_text.splitlines(), "in the bundle", "now", n=2, lineterm="")
+    lines: list[str] = []
+    for line in diff:
+        if line.startswith("@@") and any(seen.startswith("@@") for seen in lines):
+            break
+        lines.append(line)
+    return lines[:DIFF_LINES] + (["..."] if len(lines) > DIFF_LINES else [])
+
+
+def _stable_file_problems(out: Path, built: Built, explained: set[Any]) -> list[str]:
     present = stored_hashes(out)
-    problems = [f"{STABLE_DIR}/{sha}.md: missing" for sha in built.stable if sha not in present]
-    problems += [f"{STABLE_DIR}/{sha}.md: stale (no variant uses it)" for sha in sorted(present - set(built.stable))]
+    problems = [f"{STABLE_DIR}/{sha}.md: missing" for sha in built.stable if sha not in present and sha not in explained]
+    stale = sorted(present - set(built.stable) - explained)
+    problems += [f"{STABLE_DIR}/{sha}.md: stale (no variant uses it)" for sha in stale]
     for sha in (s for s in built.stable if s in present):
         if hashlib.sha256((out / STABLE_DIR / f"{sha}.md").read_bytes()).hexdigest() != sha:
             problems.append(f"{STABLE_DIR}/{sha}.md: content does not match its name")
@@ -386,8 +477,8 @@ def _stable_file_problems(out: Path, built: Built) -> list[str]:
 def configure(parser: argparse.ArgumentParser) -> None:
     """Add bundle's own flags, then the input flags `render` has."""
     parser.add_argument("--matrix", type=Path, required=True, metavar="FILE",
-                        help="YAML lists: agents, sessions, modes, providers, channels")  # fmt: skip
-    parser.add_argument("--out", type=Path, required=True, metavar="DIR", help="bundle directory (replaced atomically)")
+                        help="YAML lists: agents, sessions, modes, providers, channels, chat_types")  # fmt: skip
+    parser.add_argument("--out", type=Path, required=True, metavar="DIR", help="bundle directory (replaced atomically; not -)")
     parser.add_argument("--check", action="store_true", help="verify the bundle in --out instead of writing it")
     parser.add_argument("--jobs", type=_jobs, default=batch.default_jobs(), metavar="N",
                         help="worker processes (default: the CPU count; a small matrix uses one)")  # fmt: skip
@@ -402,6 +493,8 @@ def _jobs(text: str) -> int:
 
 
 def _bundle(args: argparse.Namespace) -> int:
+    if str(args.out) == "-":
+        raise BundleError("--out -: a bundle is a directory, it cannot go to standard output")
     request = request_from_args(args)  # its run facts are the base of every variant
     variants = load_matrix(args.matrix, request.run)
     built = build(variants, request, args.jobs)

@@ -15,7 +15,7 @@ import sys
 from typing import Sequence
 
 from ..errors import PromptcError, UsageError
-from .common import EXIT_BAD_INPUT, EXIT_OK, Parser
+from .common import EXIT_BAD_INPUT, EXIT_OK, Parser, print_error
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "render": ("render", "compile the prompt"),
@@ -31,14 +31,13 @@ COMMANDS: dict[str, tuple[str, str]] = {
 """Command name -> (module in this package, one-line help), in the order `--help` lists them."""
 
 
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; return its exit code (never calls sys.exit)."""
     words = list(sys.argv[1:] if argv is None else argv)
     try:
         return _dispatch(words)
     except PromptcError as exc:
-        print(f"promptc: error: {exc}", file=sys.stderr)
+        print_error(exc)
         return EXIT_BAD_INPUT
     except SystemExit as exc:  # --help exits through argparse
         return exc.code if isinstance(exc.code, int) else EXIT_OK

@@ -13,19 +13,29 @@ from pathlib import Path
 from typing import NoReturn
 
 from .. import engine, fsutil, pipeline
-from ..config import runfacts
+from ..config import layers, runfacts, yamlsrc
 from ..emit import context, payloads
-from ..errors import RunFactsError, UsageError
+from ..errors import ConfigError, PromptcError, RunFactsError, UsageError
 from ..freshness import LRU
 from ..fsutil import write_output
-from ..model import Prompt, RunFacts
+from ..model import CHAT_TYPES, HARNESSES, PROMPT_MODES, SESSION_KINDS, Prompt, RunFacts
 from ..sections.text import replace_surrogates
 
 EXIT_OK, EXIT_FOUND, EXIT_BAD_INPUT = 0, 1, 2
 """0 ok; 1 a check found something; 2 bad input or usage (SPEC 10)."""
 
-RUN_FACT_FLAGS = ("agent", "session", "mode", "harness", "channel", "chat-type", "model")
-"""Run facts that can be given as flags, overriding the `--run` file."""
+RUN_FACT_FLAGS: dict[str, tuple[tuple[str, ...] | None, str]] = {
+    "agent": (None, "agent id (default: the first agents.list entry, or main)"),
+    "session": (SESSION_KINDS, "session kind"),
+    "mode": (PROMPT_MODES, "prompt mode (default: minimal for subagent and cron sessions, else full)"),
+    "harness": (HARNESSES, "harness; codex splits the prompt into instructions, developer and turn"),
+    "channel": (None, "messaging channel (telegram, discord, webchat, ...)"),
+    "chat-type": (CHAT_TYPES, "chat type"),
+    "model": (None, "model id, such as anthropic/claude-sonnet-4-5"),
+}
+"""Run facts that can be given as flags, overriding the `--run` file: (choices, help)."""
+STDIN = "-"
+"""`--config -` and `--run -` read standard input; `--out -` writes standard output."""
 
 
 class Parser(argparse.ArgumentParser):
@@ -38,24 +48,39 @@ class Parser(argparse.ArgumentParser):
 def add_input_flags(parser: argparse.ArgumentParser) -> None:
     """Flags that describe one compile: config, run facts, workspace, templates."""
     group = parser.add_argument_group("inputs")
-    group.add_argument("--config", action="append", type=Path, default=[], metavar="FILE", help="config file (repeatable, later wins)")
-    group.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="overrides", help="override one config key")
-    group.add_argument("--run", type=Path, metavar="FILE", help="run facts (YAML or JSON)")
+    add_config_flags(group)
+    group.add_argument("--run", type=Path, metavar="FILE", help="run facts (YAML or JSON; - reads standard input)")
+    group.add_argument("--var", action="append", default=[], metavar="NAME=VALUE", dest="vars",
+                       help="a user variable's value for this turn, as text (repeatable; wins over the run file and config)")  # fmt: skip
     group.add_argument("--workspace", type=Path, metavar="DIR", help="workspace to read (default: the config's)")
-    group.add_argument("--templates", action="append", type=Path, default=[], metavar="DIR", help="user template dir (repeatable)")
-    group.add_argument("--contributions", action="append", type=Path, default=[], metavar="FILE", help="provider contribution file")
+    group.add_argument("--templates", action="append", type=Path, default=[], metavar="DIR",
+                       help="user template dir, searched before prompt.templateDirs and the built-ins (repeatable)")  # fmt: skip
+    group.add_argument("--contributions", action="append", type=Path, default=[], metavar="FILE", help="provider contribution file (repeatable)")
     group.add_argument("--session-state", type=Path, metavar="FILE", help="session state for the 'once' warning mode")
-    facts = parser.add_argument_group("run-fact overrides")
-    for flag in RUN_FACT_FLAGS:
-        facts.add_argument(f"--{flag}", metavar=flag.upper().replace("-", "_"))
+    facts = parser.add_argument_group("run-fact overrides (win over the --run file)")
+    for flag, (choices, summary) in RUN_FACT_FLAGS.items():
+        metavar = "{" + ",".join(choices) + "}" if choices else flag.upper().replace("-", "_")
+        shown = f"{summary}: one of {', '.join(choices)}" if choices else summary
+        facts.add_argument(f"--{flag}", metavar=metavar, help=shown)
+
+
+def add_config_flags(group: argparse._ActionsContainer) -> None:
+    """`--config` and `--set`, shared with `config explain`."""
+    group.add_argument("--config", action="append", type=Path, default=[], metavar="FILE",
+                       help="config file (repeatable, later wins; - reads standard input, last)")  # fmt: skip
+    group.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="overrides",
+                       help="override one config key; the value is read as YAML (repeatable)")  # fmt: skip
 
 
 def request_from_args(args: argparse.Namespace) -> pipeline.Request:
-    """Build a compile request from parsed flags."""
+    """Build a compile request from parsed flags (`-` inputs read from standard input)."""
     flags = {flag.replace("-", "_"): getattr(args, flag.replace("-", "_")) for flag in RUN_FACT_FLAGS}
+    _one_stdin(args)
+    paths, stdin_layers = config_sources(args.config)
     return pipeline.Request(
-        run=run_facts(args.run, flags),
-        config_paths=tuple(args.config),
+        run=run_facts(args.run, flags, tuple(args.vars)),
+        config_paths=paths,
+        config_layers=stdin_layers,
         overrides=tuple(args.overrides),
         workspace=args.workspace,
         template_dirs=tuple(args.templates),
@@ -65,19 +90,52 @@ def request_from_args(args: argparse.Namespace) -> pipeline.Request:
     )
 
 
+def _one_stdin(args: argparse.Namespace) -> None:
+    if str(args.run) == STDIN and any(str(path) == STDIN for path in args.config):
+        raise UsageError("standard input can be read once: give --config - or --run -, not both")
+
+
+def config_sources(paths: list[Path]) -> tuple[tuple[Path, ...], tuple[layers.Layer, ...]]:
+    """The `--config` files, and `--config -` as a layer read from standard input. The stdin
+    layer applies after the files, so it must be the last `--config`."""
+    if not any(str(path) == STDIN for path in paths):
+        return tuple(paths), ()
+    if str(paths[-1]) != STDIN or sum(str(path) == STDIN for path in paths) > 1:
+        raise UsageError("--config -: standard input must be the last --config, and given once")
+    text = stdin_text()
+    if text not in _STDIN_LAYERS:
+        _STDIN_LAYERS[text] = layers.layer_from(yamlsrc.parse(text, "<stdin>", ConfigError), "<stdin>", Path.cwd())
+    return tuple(paths[:-1]), (_STDIN_LAYERS[text],)
+
+
+_STDIN_TEXT: LRU[int, str] = LRU(2)
+"""Standard input, read once per stream (a watch loop builds its request on every change)."""
+_STDIN_LAYERS: LRU[str, layers.Layer] = LRU(2)
+
+
+def stdin_text() -> str:
+    """All of standard input, read once."""
+    key = id(sys.stdin)
+    if key not in _STDIN_TEXT:
+        _STDIN_TEXT[key] = replace_surrogates(sys.stdin.read())
+    return _STDIN_TEXT[key]
+
+
 _RUN_FILES: LRU[tuple, RunFacts] = LRU(8)
 """Run facts by (file bytes, flags): a process calling `main` every turn parses an unchanged
 run file once. Keyed on the content, so an edit is always seen; bounded."""
 
 
-def run_facts(path: Path | None, flags: dict[str, str | None]) -> RunFacts:
-    """The `--run` file (read safely) with the run-fact flags over it."""
+def run_facts(path: Path | None, flags: dict[str, str | None], var_flags: tuple[str, ...] = ()) -> RunFacts:
+    """The `--run` file (read safely; `-` is standard input) with the run-fact flags over it."""
     if path is None:
-        return runfacts.load(None, flags)
+        return runfacts.load(None, flags, var_flags)
+    if str(path) == STDIN:
+        return runfacts.load_text(stdin_text(), "<stdin>", flags, var_flags)
     data = fsutil.read_input(path, RunFactsError)
-    key = (os.path.abspath(path), data, tuple(sorted(flags.items())))
+    key = (os.path.abspath(path), data, tuple(sorted(flags.items())), var_flags)
     if key not in _RUN_FILES:
-        _RUN_FILES[key] = runfacts.load(path, flags)
+        _RUN_FILES[key] = runfacts.load(path, flags, var_flags)
     return _RUN_FILES[key]
 
 
@@ -92,18 +150,38 @@ def now_utc() -> str:
 
 
 def emit(text: str, out: Path | None) -> None:
-    """Print, or write to `--out` (atomically for a file, also behind a symlink; in place for a
-    device or FIFO). Lone surrogates (an undecodable file name in a warning) become U+FFFD, so
-    the output is always valid UTF-8."""
+    """Print (`--out -` too), or write to `--out` (atomically for a file, also behind a
+    symlink; in place for a device or FIFO). Lone surrogates (an undecodable file name in a
+    warning) become U+FFFD, so the output is always valid UTF-8."""
     text = replace_surrogates(text)
-    if out is None:
+    if out is None or str(out) == STDIN:
         sys.stdout.write(text)
     else:
         write_output(out, [text.encode("utf-8")])
 
 
 def render_output(args: argparse.Namespace, prompt: Prompt) -> str:
-    """What `render` (and `render --watch`) prints: the section list, or the prompt in `--format`."""
+    """What `render` (and `render --watch`) prints: the section list (as text or JSON), or the
+    prompt in `--format`."""
     if args.list_sections:
-        return context.section_list(prompt)
+        return payloads.dumps(context.section_rows(prompt)) if args.format == "json" else context.section_list(prompt)
     return payloads.serialise(payloads.FORMATS[args.format](prompt))
+
+
+def records_state(args: argparse.Namespace) -> bool:
+    """Whether this render records workspace and session state once its output is out: a
+    section list (a look, not a turn) and `--no-state` (a preview) never do."""
+    return not (args.list_sections or args.no_state)
+
+
+MAX_PROBLEMS_SHOWN = 20
+"""An error with more problems than this shows the first ones and counts the rest."""
+
+
+def print_error(exc: PromptcError) -> None:
+    """One `promptc: error:` line per problem (at most MAX_PROBLEMS_SHOWN, then a count)."""
+    lines = exc.lines()
+    shown = lines[:MAX_PROBLEMS_SHOWN]
+    if len(lines) > len(shown):
+        shown.append(f"and {len(lines) - len(shown)} more problems")
+    sys.stderr.write("".join(f"promptc: error: {line}\n" for line in shown))

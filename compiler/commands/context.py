@@ -13,18 +13,18 @@ def configure(parser: argparse.ArgumentParser) -> None:
     """Add context's flags."""
     add_input_flags(parser)
     parser.add_argument("--detail", action="store_true", help="per-section and per-skill detail")
-    parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
-    parser.add_argument("--out", type=Path, metavar="FILE", help="write here (atomically) instead of stdout")
+    parser.add_argument("--format", choices=("text", "json"), default="text", help="output format: text or json (default: text)")
+    parser.add_argument("--out", type=Path, metavar="FILE", help="write here (atomically) instead of stdout; - is stdout")
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    """Compile and print the report."""
+    """Compile and print the report. A look, not a turn: no workspace or session state is
+    recorded, so a second look shows what the first did (a `once` notice included)."""
     tokens.prefetch()  # most models count with o200k: build it while the prompt compiles
-    prompt, update = compile_pending(args)
+    prompt, _ = compile_pending(args)
     if args.format == "json":
         emit(payloads.dumps(context.report(prompt)), args.out)
     else:
         emit(context.format_text(prompt, detail=args.detail), args.out)
-    update.write()
     return EXIT_OK

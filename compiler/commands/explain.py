@@ -4,23 +4,22 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
-from ..config import layers
+from ..config import explain, layers
 from ..emit import payloads
-from .common import EXIT_BAD_INPUT, EXIT_OK
+from .common import EXIT_BAD_INPUT, EXIT_OK, add_config_flags, config_sources
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     """Add `config explain`."""
     sub = parser.add_subparsers(title="config commands", parser_class=type(parser))
     parser.set_defaults(handler=lambda args: _group_help(parser))
-    explain = sub.add_parser("explain", help="show a key's value and where it came from")
-    explain.add_argument("key")
-    explain.add_argument("--config", action="append", type=Path, default=[], metavar="FILE")
-    explain.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="overrides")
-    explain.add_argument("--agent", help="explain the effective value for this agent")
-    explain.set_defaults(handler=run)
+    command = sub.add_parser("explain", help="show a key's value and where it came from")
+    command.add_argument("key", help='dotted key; brackets for a part with dots or slashes: agents.defaults.models["openai/gpt-5.5"].alias')
+    add_config_flags(command)
+    command.add_argument("--agent", metavar="ID",
+                         help="the agent's effective value of an agent setting (agents.defaults.X, or X alone; default: the default agent)")  # fmt: skip
+    command.set_defaults(handler=run)
 
 
 def _group_help(parser: argparse.ArgumentParser) -> int:
@@ -29,9 +28,12 @@ def _group_help(parser: argparse.ArgumentParser) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print the value and its origin."""
-    configs = layers.load(args.config, args.overrides)
-    found = layers.explain(configs, args.key, args.agent)
+    """Print the value and its origin (and what was looked up, when the key stands for more)."""
+    paths, stdin_layers = config_sources(args.config)
+    configs = layers.load(paths, args.overrides, stdin_layers)
+    found = explain.explain(configs, args.key, args.agent)
     print(f"{found.key} = {payloads.dumps(found.value).strip()}")
+    if found.looked_up != found.key:
+        print(f"  as {found.looked_up}")
     print(f"  from {found.origin}")
     return EXIT_OK

@@ -11,15 +11,22 @@ from .common import EXIT_OK, now_utc
 
 def configure(parser: argparse.ArgumentParser) -> None:
     """Add init's argument."""
-    parser.add_argument("dir", type=Path)
+    parser.add_argument("dir", type=Path, metavar="DIR", help="the workspace folder (created if needed)")
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    """Write the default files that are not there yet and say which."""
+    """Write the default files that are not there yet; say which were created, which were kept
+    as they are, and why BOOTSTRAP.md was left out of a workspace that is not new."""
     created = state.init(args.dir, now=now_utc())
-    for name in created:
-        print(f"created {args.dir / name}")
+    for name in state.SEEDED_TEMPLATE_NAMES:
+        path = args.dir / name
+        if name in created:
+            print(f"created {path}")
+        elif path.exists():
+            print(f"kept    {path} (already there; never overwritten)")
+        else:
+            print(f"skipped {path} (the first-run guide goes only into a new workspace)")
     if not created:
-        print(f"{args.dir}: every default file already exists; nothing written")
+        print(f"{args.dir}: nothing written")
     return EXIT_OK

@@ -6,27 +6,33 @@ import argparse
 from pathlib import Path
 
 from ..emit import payloads
-from .common import EXIT_OK, add_input_flags, compile_pending, emit, render_output
+from .common import EXIT_OK, add_input_flags, compile_pending, emit, records_state, render_output
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     """Add render's flags."""
     add_input_flags(parser)
-    parser.add_argument("--format", choices=list(payloads.FORMATS), default="text", help="output format (default: text)")
-    parser.add_argument("--out", type=Path, metavar="FILE", help="write here (atomically) instead of stdout")
-    parser.add_argument("--list-sections", action="store_true", help="list every section, active or not, and why")
+    formats = ", ".join(payloads.FORMATS)
+    parser.add_argument("--format", choices=list(payloads.FORMATS), default="text",
+                        help=f"output format: {formats} (default: text; with --list-sections: text or json)")  # fmt: skip
+    parser.add_argument("--out", type=Path, metavar="FILE", help="write here (atomically) instead of stdout; - is stdout")
+    parser.add_argument("--list-sections", action="store_true",
+                        help="list every section, active or not, why, its source file and the built-in it overrides")  # fmt: skip
+    parser.add_argument("--no-state", action="store_true",
+                        help="a preview: record no workspace or session state (a --list-sections never does)")  # fmt: skip
     parser.add_argument("--watch", action="store_true", help="re-render on every template, config or workspace change")
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Compile, print, then record state (only once the prompt is out: a failed write must not
-    mark a truncation warning as seen)."""
+    mark a truncation warning as seen; a look or a preview records nothing)."""
     if args.watch:
         from . import watch
 
         return watch.run(args)
     prompt, update = compile_pending(args)
     emit(render_output(args, prompt), args.out)
-    update.write()
+    if records_state(args):
+        update.write()
     return EXIT_OK

@@ -16,7 +16,7 @@ from ..transcript.images import DEFAULT_MAX_SIDE_PX
 from ..transcript.model import to_json
 from ..transcript.repair import DEFAULT_MAX_LINE_BYTES, MIB, repair_file
 from ..transcript.sanitize import SanitizeOptions, sanitize
-from ..transcript.session import read_session, replay_messages
+from ..transcript.session import Session, parse_session, read_session, replay_messages
 
 
 def configure(transcript: argparse.ArgumentParser) -> None:
@@ -24,7 +24,7 @@ def configure(transcript: argparse.ArgumentParser) -> None:
     commands = transcript.add_subparsers(dest="transcript_command", required=True, parser_class=type(transcript))
 
     repair = commands.add_parser("repair", help="fix session files on disk (atomic, with a backup)")
-    repair.add_argument("files", nargs="+", metavar="FILE", type=Path)
+    repair.add_argument("files", nargs="+", metavar="FILE", type=Path, help="session files to repair in place")
     repair.add_argument(
         "--max-line-mib", type=_positive_int, metavar="N", default=DEFAULT_MAX_LINE_BYTES // MIB,
         help=f"copy lines longer than N MiB unread (default {DEFAULT_MAX_LINE_BYTES // MIB})",
@@ -32,15 +32,15 @@ def configure(transcript: argparse.ArgumentParser) -> None:
     repair.set_defaults(handler=run_repair)
 
     sanitize_cmd = commands.add_parser("sanitize", help="print the replay copy of a session for one provider")
-    sanitize_cmd.add_argument("file", metavar="FILE", type=Path)
+    sanitize_cmd.add_argument("file", metavar="FILE", type=Path, help="the session file (JSONL); - reads standard input")
     _add_model_arguments(sanitize_cmd)
-    sanitize_cmd.add_argument("--out", type=Path, help="write the JSON here (atomically) instead of stdout")
+    sanitize_cmd.add_argument("--out", type=Path, metavar="FILE", help="write the JSON here (atomically) instead of stdout; - is stdout")
     sanitize_cmd.add_argument(
         "--image-max-dimension", type=_positive_int, metavar="N",
         help=f"longest image side in pixels (default: the config's imageMaxDimensionPx, {DEFAULT_MAX_SIDE_PX})",
     )
-    sanitize_cmd.add_argument("--config", action="append", type=Path, default=[], metavar="FILE", help="config file")
-    sanitize_cmd.add_argument("--agent", default="main", help="agent whose imageMaxDimensionPx applies")
+    sanitize_cmd.add_argument("--config", action="append", type=Path, default=[], metavar="FILE", help="config file (repeatable, later wins)")
+    sanitize_cmd.add_argument("--agent", default="main", metavar="ID", help="agent whose imageMaxDimensionPx applies (default: main)")
     sanitize_cmd.set_defaults(handler=run_sanitize)
 
     policy = commands.add_parser("policy", help="show which replay transforms a provider gets, and why")
@@ -82,9 +82,8 @@ def run_repair(args: argparse.Namespace) -> int:
 
 def run_sanitize(args: argparse.Namespace) -> int:
     """Print (or write) `{"policy": {...}, "messages": [...]}` for the chosen provider."""
-    _require_file(args.file)
     chosen = policies.resolve(args.provider, args.model_api, args.model)
-    history = replay_messages(read_session(args.file).entries)
+    history = replay_messages(_session(args.file).entries)
     options = SanitizeOptions(image_max_dimension_px=_image_limit(args))
     replay = sanitize(history, chosen, options)
     document = {
@@ -92,12 +91,23 @@ def run_sanitize(args: argparse.Namespace) -> int:
         "messages": [to_json(m) for m in replay],
     }
     text = _json_text(document)
-    if args.out is None:
+    if args.out is None or str(args.out) == STDIO:
         sys.stdout.write(text)
     else:
         write_output(args.out, [text.encode("utf-8")], error=TranscriptError)
     print(f"{args.file}: {len(history)} messages in, {len(replay)} out (policy {chosen.name})", file=sys.stderr)
     return 0
+
+
+STDIO = "-"
+"""A session read from standard input (`sanitize -`), the JSON written to standard output (`--out -`)."""
+
+
+def _session(path: Path) -> Session:
+    if str(path) == STDIO:
+        return parse_session(sys.stdin.buffer, Path("<stdin>"))
+    _require_file(path)
+    return read_session(path)
 
 
 def _json_text(document: Any) -> str:

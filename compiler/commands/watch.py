@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import functools
 import os
+import re
 import sys
 import threading
 import time
@@ -26,6 +27,18 @@ TICK_MS = 200
 """How often the watcher wakes up with no change, to honour a timeout or signal readiness."""
 STATE_DIR = ".promptc"
 """The workspace state dir: the compile writes it, so watching it would loop."""
+EDITOR_TEMP = re.compile(
+    r"""(
+        .*~ | \.\#.* | \#.*\# | 4913 | .*\.tmp | sed[A-Za-z0-9]{6}      # backups, locks, autosaves, vim's probe, sed -i
+      | \.?.*\.sw[a-z] | .*\.kate-swp | .*___jb_(?:tmp|old)___ | \.goutputstream-.* | .*\.crswap
+      | \.~lock\..*\# | \.DS_Store
+    )""",
+    re.VERBOSE,
+)
+"""Names editors and tools write beside a file while saving it: never a reason to render, never
+named as what changed (vim's swap files and 4913 probe, emacs' #autosaves# and .#locks, sed -i's
+sedXXXXXX, JetBrains' ___jb_tmp___, gedit's .goutputstream-*, ...)."""
+RULE_WIDTH = 78
 SKIPPED_DIR_NAMES = frozenset({".git", ".hg", ".svn", "__pycache__", "node_modules", ".venv", ".tox",
                                ".mypy_cache", ".pytest_cache", ".hypothesis", ".idea"})  # fmt: skip
 """Dirs not watched at all (watchfiles' default filter would drop their events anyway)."""
@@ -67,9 +80,16 @@ class Targets:
         return any(target.is_relative_to(changed) for target in self.pending)
 
     def _ignores(self, changed: Path) -> bool:
+        if is_editor_temp(changed.name):
+            return True
         if any(changed == path or _is_temp_of(changed, path) for path in self.ignored):
             return True
         return any(changed.is_relative_to(d) for d in self.ignored_dirs)
+
+
+def is_editor_temp(name: str) -> bool:
+    """Whether a file name is an editor's (or sed's) temp, swap or backup file."""
+    return EDITOR_TEMP.fullmatch(name) is not None
 
 
 def _is_temp_of(changed: Path, path: Path) -> bool:
@@ -92,6 +112,8 @@ class _Loop:
     """Cleared when a watcher starts, set once on its first idle tick (tests)."""
     renders: int = 0
     """Re-renders so far, errors included."""
+    printed: int = 0
+    """Prompts printed so far (from the second on, each follows a rule line)."""
     compiler: engine.Compiler | None = None
     """Kept across renders; told of each change (it does not check files itself)."""
 
@@ -162,21 +184,35 @@ def _filter(watchfiles: Any, targets: Targets) -> Any:
 
 
 def render_once(args: argparse.Namespace, previous: Prompt | None, changed: list[str], loop: _Loop) -> Prompt | None:
-    """Compile and print; on bad input print the error and keep the last good prompt."""
+    """Compile and print; on bad input print the error and keep the last good prompt. A
+    re-render on stdout starts with a rule line holding the time and what changed."""
+    changed = [name for name in changed if not is_editor_temp(name)]
     trigger = f"{', '.join(changed)} changed; " if changed else ""
     try:
         request = common.request_from_args(args)
         if loop.compiler is None:
             loop.compiler = engine.Compiler.from_request(request, check_files=False)  # the watcher says what changed
-        prompt = loop.compiler.compile(request.run, session_state=request.session_state, now=request.now)
+        prompt, update = loop.compiler.compile_pending(request.run, session_state=request.session_state, now=request.now)
     except PromptcError as exc:
-        print(f"promptc: error: {exc}", file=sys.stderr, flush=True)
+        common.print_error(exc)
+        sys.stderr.flush()
         return previous
+    if loop.printed and (args.out is None or str(args.out) == common.STDIN):
+        sys.stdout.write(rule_line(time.strftime("%H:%M:%S"), changed))
     common.emit(common.render_output(args, prompt), args.out)
+    loop.printed += 1
     sys.stdout.flush()
+    if common.records_state(args):
+        update.write()
     print(f"promptc: {trigger}{stable_summary(previous, prompt)}", file=sys.stderr, flush=True)
     return prompt
 
+
+def rule_line(clock: str, changed: list[str]) -> str:
+    """`==== 14:03:22  SOUL.md changed ====...`: where one render ends and the next begins."""
+    what = f"{', '.join(changed)} changed" if changed else "re-rendered"
+    label = f"==== {clock}  {what} "
+    return "\n" + label + "=" * max(4, RULE_WIDTH - len(label)) + "\n\n"
 
 
 def stable_summary(previous: Prompt | None, prompt: Prompt) -> str:
@@ -199,18 +235,18 @@ def watch_targets(args: argparse.Namespace) -> Targets:
     files themselves are still watched so that fixing them triggers a render.
     """
     dirs = [resources.templates_root(), *args.templates]
-    files = [*args.config, *([args.run] if args.run else []), *args.contributions]
+    files = [path for path in (*args.config, *([args.run] if args.run else []), *args.contributions) if str(path) != common.STDIN]
     workspace = args.workspace
     try:
         request = common.request_from_args(args)
-        cfg = layers.resolve(layers.load(request.config_paths, request.overrides), agent=request.run.agent)
+        cfg = layers.resolve(layers.load(request.config_paths, request.overrides, request.config_layers), agent=request.run.agent)
         dirs += [Path(d) for d in (*cfg.template_dirs, *cfg.skills.extra_dirs)]
         workspace = args.workspace or Path(cfg.workspace)
     except PromptcError:
         pass  # watch what is known; fixing the config triggers a render and a retarget
     dirs = sorted({d.resolve() for d in (*dirs, *([workspace] if workspace else []))})
     files = sorted({f.resolve() for f in files})
-    ignored = tuple(sorted({p.resolve() for p in (args.out, args.session_state) if p is not None}))
+    ignored = tuple(sorted({p.resolve() for p in (args.out, args.session_state) if p is not None and str(p) != common.STDIN}))
     state = (workspace.resolve() / STATE_DIR,) if workspace else ()
     pending = tuple(path for path in (*dirs, *files) if not path.exists())
     return Targets(tuple(dirs), tuple(files), ignored, state, pending)

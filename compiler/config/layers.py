@@ -162,10 +162,7 @@ def _validated(located: yamlsrc.Located, label: str, base_dir: Path) -> Layer:
         raise ConfigError("a config file must be a mapping at the top", located.where(()))
     checked = schema.validate(data, located, base_dir)
     if checked.problems:
-        first = checked.problems[0]
-        if len(checked.problems) > 1:
-            first = ConfigError(f"{first.message} (and {len(checked.problems) - 1} more problems)", first.location)
-        raise first
+        raise ConfigError.gathered(checked.problems)
     return Layer(label, checked.data, located.locations, tuple(checked.unchecked))
 
 
@@ -177,16 +174,17 @@ def merge_layers(layers: Sequence[Layer]) -> ConfigSet:
     tree: dict[str, Any] = {}
     origins: dict[tuple, Origin] = {}
     for layer in layers:
-        tree = _merge(tree, layer.data)
+        tree = merge(tree, layer.data)
         _record_origins(layer, layer.data, (), origins)
     return ConfigSet(tree, origins, tuple(note for layer in layers if (note := layer.note()) is not None))
 
 
-def _merge(base: Any, overlay: Any) -> Any:
+def merge(base: Any, overlay: Any) -> Any:
+    """`overlay` over `base`: mappings merge deeply, anything else replaces."""
     if isinstance(base, dict) and isinstance(overlay, dict):
         merged = dict(base)
         for key, value in overlay.items():
-            merged[key] = _merge(base.get(key), value)
+            merged[key] = merge(base.get(key), value)
         return merged
     return overlay
 
@@ -217,13 +215,14 @@ def resolve(configs: ConfigSet, agent: str | None) -> ResolvedConfig:
     """The effective settings for `agent` (None: the default agent), its list entry merged over
     `agents.defaults`."""
     entries = configs.tree["agents"]["list"]
-    agent = agent or _default_agent_id(entries)
-    entry = _find_agent(configs, entries, agent)
-    settings = _merge(configs.tree["agents"]["defaults"], {k: v for k, v in entry.items() if k != "id"})
-    return _build(configs.tree, settings, entry, agent, _default_agent_id(entries), _cache_config(configs))
+    agent = agent or default_agent_id(entries)
+    entry = find_agent(configs, entries, agent)
+    settings = merge(configs.tree["agents"]["defaults"], {k: v for k, v in entry.items() if k != "id"})
+    return _build(configs.tree, settings, entry, agent, default_agent_id(entries), _cache_config(configs))
 
 
-def _find_agent(configs: ConfigSet, entries: list[dict], agent: str) -> dict:
+def find_agent(configs: ConfigSet, entries: list[dict], agent: str) -> dict:
+    """The `agents.list` entry for `agent` ({} when the list is empty); an id not in a non-empty list is an error."""
     ids = [entry["id"] for entry in entries]
     for index, entry_id in enumerate(ids):
         if entry_id in ids[:index]:
@@ -238,7 +237,8 @@ def _find_agent(configs: ConfigSet, entries: list[dict], agent: str) -> dict:
     return {}
 
 
-def _default_agent_id(entries: list[dict]) -> str:
+def default_agent_id(entries: list[dict]) -> str:
+    """The first list entry's id, or `main`."""
     return entries[0]["id"] if entries else "main"
 
 
@@ -301,87 +301,3 @@ def _freeze(value: Any) -> Any:
     if isinstance(value, list):
         return tuple(_freeze(item) for item in value)
     return value
-
-
-# --------------------------------------------------------------------------- explain
-
-
-@dataclass(frozen=True)
-class Explanation:
-    """A resolved value and where it came from."""
-
-    key: str
-    """The dotted key asked about."""
-    value: Any
-    """Its value (for an agent key: the agent's effective value)."""
-    origin: Origin
-    """The layer (and line) that set it."""
-
-
-def explain(configs: ConfigSet, key: str, agent: str | None = None) -> Explanation:
-    """Look up a dotted key. With an agent, `agents.defaults.X` is that agent's effective value
-    (its `agents.list` entry merged over the defaults) and the origin considers both."""
-    path = tuple(part for part in key.split(".") if part)
-    if agent is not None and path[:2] == ("agents", "defaults"):
-        return _explain_for_agent(configs, key, path[2:], agent)
-    if not _has(configs.tree, path):
-        raise ConfigError(_unknown_path(configs.tree, path))
-    return Explanation(key, _get(configs.tree, path), _origin_of(configs, [path]))
-
-
-def _explain_for_agent(configs: ConfigSet, key: str, sub: tuple, agent: str) -> Explanation:
-    entries = configs.tree["agents"]["list"]
-    entry = _find_agent(configs, entries, agent)
-    effective = _merge(configs.tree["agents"]["defaults"], {k: v for k, v in entry.items() if k != "id"})
-    if not _has(effective, sub):
-        raise ConfigError(_unknown_path(configs.tree, ("agents", "defaults") + sub))
-    value = _get(effective, sub)
-    paths = [("agents", "defaults") + sub]
-    if entry and _has(entry, sub):
-        own = ("agents", "list", entries.index(entry)) + sub
-        paths = paths + [own] if isinstance(value, dict) else [own]  # a leaf: the entry wins
-    return Explanation(key, value, _origin_of(configs, paths))
-
-
-def _origin_of(configs: ConfigSet, paths: list[tuple]) -> Origin:
-    """Who set the value at `paths`: for a mapping, every layer that set something inside it."""
-    inside = [o for k, o in configs.origins.items() if any(k[: len(p)] == p for p in paths)]
-    labels = list(dict.fromkeys(origin.label for origin in inside))
-    if len(labels) > 1:
-        return Origin(f"several layers: {', '.join(labels)}", None)
-    exact = [configs.origins[p] for p in reversed(paths) if p in configs.origins]
-    if exact or inside:
-        return (exact or inside)[0]
-    return _nearest_ancestor(configs, paths[0])
-
-
-def _nearest_ancestor(configs: ConfigSet, path: tuple) -> Origin:
-    for end in range(len(path), -1, -1):
-        found = configs.origins.get(path[:end])
-        if found is not None:
-            return found
-    return Origin("defaults", None)
-
-
-def _has(tree: Any, path: tuple) -> bool:
-    for part in path:
-        if not isinstance(tree, dict) or part not in tree:
-            return False
-        tree = tree[part]
-    return True
-
-
-def _get(tree: Any, path: tuple) -> Any:
-    for part in path:
-        tree = tree[part]
-    return tree
-
-
-def _unknown_path(tree: Mapping[str, Any], path: tuple) -> str:
-    node: Any = tree
-    for depth, part in enumerate(path):
-        if not isinstance(node, dict) or part not in node:
-            known = node if isinstance(node, dict) else {}
-            return schema.unknown_key(path[:depth], part, known)
-        node = node[part]
-    return f"unknown key '{'.'.join(path)}'"

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import sys
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
+from .. import checks
 from ..errors import Location, RunFactsError
-from ..model import PROMPT_MODES, RUN_FACT_CHECKS, SESSION_KINDS, ExecSession, RunFacts, Sandbox, Tool
+from ..frozen import FrozenMap
+from ..model import CHAT_TYPES, HARNESSES, PROMPT_MODES, RUN_FACT_CHECKS, SESSION_KINDS, ExecSession, RunFacts, Sandbox, Tool
 from . import yamlsrc
 
 Convert = Callable[[Any], Any]
@@ -110,11 +113,17 @@ def _exec_session(item: Any) -> ExecSession:
     return ExecSession(item["id"], text["status"] or "running", text["name"] or "", pid, text["cwd"])
 
 
+def _unchanged_mapping(value: Any) -> Any:
+    if not isinstance(value, dict):
+        raise ValueError("expected a mapping of user variable names to values")
+    return value
+
+
 CONVERTERS: dict[str, Convert] = {
     "session": _one_of(*SESSION_KINDS),
     "mode": _one_of(*PROMPT_MODES, optional=True),
-    "harness": _one_of("default", "codex"),
-    "chat_type": _one_of("direct", "group", optional=True),
+    "harness": _one_of(*HARNESSES),
+    "chat_type": _one_of(*CHAT_TYPES, optional=True),
     "capabilities": _strings,
     "delivery": _one_of("normal", "message_tool_only"),
     "native_approvals": _flag,
@@ -129,10 +138,14 @@ CONVERTERS: dict[str, Convert] = {
     "deferred_tools": _tools,
     "exec_sessions": _exec_sessions,
     "message_tool_hints": _strings,
+    "vars": _unchanged_mapping,
 }
 """Fields with a converter of their own; every other RunFacts field is optional text."""
 
-FIELD_NAMES: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(RunFacts))
+FIELD_NAMES: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(RunFacts) if f.name != "var_origins")
+"""The keys a run file may hold (where each var came from is ours to record)."""
+STDIN = "-"
+"""`--run -` reads the run facts from standard input."""
 
 
 def _unchanged(value: Any) -> Any:
@@ -144,33 +157,83 @@ def converter(name: str) -> Convert:
     return CONVERTERS.get(name, _text)
 
 
-def from_mapping(data: Mapping[str, Any], located: yamlsrc.Located | None = None) -> RunFacts:
-    """Build RunFacts from plain data; unknown keys and bad values raise RunFactsError."""
+def flag_name(key: str) -> str:
+    """The command-line flag that sets a run fact: `chat_type` -> `--chat-type`."""
+    return "--" + key.replace("_", "-")
+
+
+def from_mapping(
+    data: Mapping[str, Any],
+    located: yamlsrc.Located | None = None,
+    *,
+    flags: Mapping[str, Any] | None = None,
+    var_flags: Sequence[str] = (),
+) -> RunFacts:
+    """RunFacts from plain data, then run-fact flags over it (None values ignored) and `--var
+    NAME=VALUE` flags over its `vars`. Unknown keys and bad values raise RunFactsError: located
+    in the file for its keys, naming the flag for a flag."""
     values: dict[str, Any] = {}
     for key, raw in data.items():
         where = located.where((key,)) if located else None
         if key not in FIELD_NAMES:
             raise RunFactsError(_unknown(str(key)), where)
-        try:
-            values[key] = RUN_FACT_CHECKS.get(key, _unchanged)(converter(key)(raw))
-        except ValueError as exc:
-            raise RunFactsError(f"{key}: {exc}", where) from exc
-        except RunFactsError as exc:  # a Tool or Sandbox refused one of its own fields
-            raise RunFactsError(f"{key}: {exc.message}", where) from exc
+        values[key] = _checked(key, raw, str(key), where)
+    for key, raw in (flags or {}).items():
+        if raw is not None:
+            values[key] = _checked(key, raw, flag_name(key), None)
+    file_vars = values.pop("vars", FrozenMap())
+    origins = {name: str(located.where(("vars", name))) for name in file_vars} if located else {}
+    given = {**file_vars, **_var_flags(var_flags, origins)}
+    if given:
+        values["vars"], values["var_origins"] = given, origins
     return RunFacts(**values)
 
 
-def load(path: str | Path | None, overrides: Mapping[str, Any] | None = None) -> RunFacts:
-    """Run facts from an optional YAML/JSON file, then overrides (None values are ignored)."""
-    data: dict[str, Any] = {}
-    located = None
-    if path is not None:
-        located = yamlsrc.load_file(Path(path), RunFactsError)
-        if located.value is not None and not isinstance(located.value, dict):
-            raise RunFactsError("run facts must be a mapping", Location(str(path), 1, 1))
-        data = dict(located.value or {})
-    data.update({key: value for key, value in (overrides or {}).items() if value is not None})
-    return from_mapping(data, located)
+def _checked(key: str, raw: Any, label: str, where: Location | None) -> Any:
+    try:
+        return RUN_FACT_CHECKS.get(key, _unchanged)(converter(key)(raw))
+    except ValueError as exc:
+        raise RunFactsError(f"{label}: {exc}", where) from exc
+    except RunFactsError as exc:  # a Tool or Sandbox refused one of its own fields
+        raise RunFactsError(f"{label}: {exc.message}", where) from exc
+
+
+def _var_flags(texts: Sequence[str], origins: dict[str, str]) -> dict[str, str]:
+    """`--var NAME=VALUE` flags as {name: value}; the value is text, taken as written."""
+    found: dict[str, str] = {}
+    for text in texts:
+        name, sep, value = text.partition("=")
+        if not sep:
+            raise RunFactsError(f"--var: expected NAME=VALUE, got {text!r}")
+        problem = checks.variable_name(name)
+        if problem is not None:
+            raise RunFactsError(f"--var {text}: {problem}")
+        found[name] = checks.text(value)
+        origins[name] = f"--var {text}"
+    return found
+
+
+def load(path: str | Path | None, overrides: Mapping[str, Any] | None = None, var_flags: Sequence[str] = ()) -> RunFacts:
+    """Run facts from an optional YAML/JSON file (`-`: standard input), then the run-fact flags
+    (`overrides`, each checked on its own: an error names the flag) and the `--var` flags."""
+    if path is None:
+        return from_mapping({}, flags=overrides, var_flags=var_flags)
+    if str(path) == STDIN:
+        return load_text(sys.stdin.read(), "<stdin>", overrides, var_flags)
+    located = yamlsrc.load_file(Path(path), RunFactsError)
+    return from_mapping(_document(located), located, flags=overrides, var_flags=var_flags)
+
+
+def load_text(text: str, label: str, overrides: Mapping[str, Any] | None = None, var_flags: Sequence[str] = ()) -> RunFacts:
+    """Run facts from YAML/JSON text (errors name `label`), then the flags as `load` does."""
+    located = yamlsrc.parse(text, label, RunFactsError)
+    return from_mapping(_document(located), located, flags=overrides, var_flags=var_flags)
+
+
+def _document(located: yamlsrc.Located) -> dict[str, Any]:
+    if located.value is not None and not isinstance(located.value, dict):
+        raise RunFactsError("run facts must be a mapping", Location(located.path, 1, 1))
+    return dict(located.value or {})
 
 
 def _unknown(key: str) -> str:

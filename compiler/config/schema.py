@@ -10,8 +10,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
+from .. import checks
 from ..errors import ConfigError
 from ..model import CACHE_TTLS, MAX_CACHE_TIERS
+from ..frozen import freeze_plain
 from . import openclaw, yamlsrc
 
 
@@ -138,6 +140,29 @@ def _hook(value: Any) -> str | None:
     return problem
 
 
+def _plain(value: Any) -> str | None:
+    """Plain data a template may read: text, numbers, booleans, null, lists, mappings."""
+    try:
+        freeze_plain(value)
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
+RESERVED_VARIABLE_NAMES = frozenset({"keys", "items", "values", "get"})
+"""`vars.items` reads the mapping's own method in Jinja, never a variable of that name."""
+
+
+def _variable_name(name: Any) -> str | None:
+    return checks.variable_name(name)
+
+
+def _declared_name(name: Any) -> str | None:
+    if name in RESERVED_VARIABLE_NAMES:
+        return f"{name!r} is reserved (in a template `vars.{name}` is the mapping's own method)"
+    return _variable_name(name)
+
+
 def _describe(value: Any) -> str:
     if value is None:
         return "null"
@@ -226,14 +251,26 @@ AGENT_FIELDS: dict[str, Node] = {
     "memoryInGroups": BOOL,
 }
 
+VALUES = MapOf(Field(_plain, nullable=True), key=_variable_name)
+"""User variable values by name (`prompt.values`, `agents.list[].promptValues`)."""
+VARIABLE = Table(
+    {"side": _choice_field("stable", "volatile"), "default": Field(_plain, nullable=True), "description": Field(_string)},
+    required=("side",),
+)
+"""One user variable's declaration (`prompt.variables.<name>`)."""
+
 AGENT_ENTRY = Table(
     {
         "id": Field(_one_line),
         **AGENT_FIELDS,
         "skillsLimits": Table({"maxSkillsPromptChars": POSITIVE_INT}),
+        "promptValues": VALUES,
     },
     required=("id",),
 )
+
+AGENT_OVERRIDES: dict[tuple[str, ...], str] = {("skills", "limits"): "skillsLimits", ("prompt", "values"): "promptValues"}
+"""Top-level tables an `agents.list[]` entry overrides for its agent, and the entry key that does."""
 
 SCHEMA = Table(
     {
@@ -260,6 +297,8 @@ SCHEMA = Table(
                     "ttl": Field(_cache_ttl, nullable=True, convert=_ttl_tuple),
                     "openaiKey": BOOL,
                 }),
+                "variables": MapOf(VARIABLE, key=_declared_name),
+                "values": VALUES,
             }
         ),
         "hooks": Table({"bootstrap": Field(_hook)}),

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections import Counter
+from typing import Any, Iterable, Sequence
 
-from ..model import Prompt
-from . import tokens
+from ..frozen import thaw
+from ..model import BOOTSTRAP_FILE_NAMES, ContextFile, Prompt
+from . import payloads, tokens
 
 
 def report(prompt: Prompt) -> dict[str, Any]:
@@ -19,19 +21,23 @@ def report(prompt: Prompt) -> dict[str, Any]:
         "session": prompt.session,
         "mode": prompt.mode,
         "tokens": {"method": tokens.describe(model), "exact": exact},
-        "files": [_file(f) for f in prompt.files],
+        "files": [_file(f) for f in every_file(prompt)],
         "sections": [
             {"id": s.id, "side": s.side, "chars": len(s.text), "tokens": token_count(s.text, model)} for s in prompt.sections
         ],
         "skills": [{"name": e.name, "included": e.included, "reason": e.reason} for e in prompt.skills.entries],
         "skills_note": prompt.skills.note,
+        "skills_summary": skills_summary(prompt),
+        "variables": [
+            {"name": v.name, "side": v.side, "value": thaw(v.value), "origin": v.origin} for v in prompt.variables
+        ],
         "totals": {
             "stable_chars": len(prompt.stable),
             "volatile_chars": len(prompt.volatile),
             "stable_tokens": token_count(prompt.stable, model),
             "volatile_tokens": token_count(prompt.volatile, model),
             "stable_share": round(len(prompt.stable) / total, 4) if total else 0.0,
-            "files_raw_chars": sum(f.raw_chars for f in prompt.files),
+            "files_raw_chars": sum(f.raw_chars for f in every_file(prompt)),
             "files_injected_chars": sum(f.injected_chars for f in prompt.files),
         },
         "heartbeat": {"skip": prompt.heartbeat_skip},
@@ -43,6 +49,34 @@ def report(prompt: Prompt) -> dict[str, Any]:
 def token_count(text: str, model: str | None = None) -> int:
     """Tokens as the report labels them for `model` (None: o200k), bytes / 4 without the extra."""
     return tokens.count_for(text, model)
+
+
+def every_file(prompt: Prompt) -> list[ContextFile]:
+    """The bootstrap files in load order: those that reached the budget, and those a filter left out."""
+    rank = {name: index for index, name in enumerate(BOOTSTRAP_FILE_NAMES)}
+    files = [*prompt.files, *prompt.filtered_files]
+    return sorted(files, key=lambda f: rank.get(f.name if f.name != "memory.md" else "MEMORY.md", len(rank)))
+
+
+def skills_summary(prompt: Prompt) -> dict[str, Any]:
+    """Counts: SKILL.md files found, made skills, eligible, listed; why the rest are not listed
+    (grouped), and why files were skipped before they became skills (grouped)."""
+    entries, skipped = prompt.skills.entries, prompt.skills.skipped
+    ineligible = [e.reason.removeprefix("ineligible: ") for e in entries if e.reason and e.reason.startswith("ineligible: ")]
+    return {
+        "found": len(entries) + len(skipped),
+        "eligible": len(entries) - len(ineligible),
+        "listed": sum(1 for e in entries if e.included),
+        "not_listed": _grouped(e.reason for e in entries if not e.included and e.reason and not e.reason.startswith("ineligible: ")),
+        "ineligible": _grouped(reason.split(":")[0].split(" (")[0] for reason in ineligible),
+        "skipped": _grouped(why for _, why in skipped),
+    }
+
+
+def _grouped(reasons: Iterable[str]) -> dict[str, int]:
+    """Reason -> count, most common first (ties by reason, so the order is fixed)."""
+    counts = Counter(reasons)
+    return {reason: counts[reason] for reason in sorted(counts, key=lambda r: (-counts[r], r))}
 
 
 def _file(f) -> dict[str, Any]:
@@ -66,6 +100,8 @@ def format_text(prompt: Prompt, detail: bool = False) -> str:
     if detail:
         lines += ["", *_sections_table(data)]
     lines += ["", *_skills(data, detail)]
+    if data["variables"]:
+        lines += ["", *_variables(data)]
     lines += ["", f"Heartbeat: {'skip (HEARTBEAT.md is effectively empty)' if prompt.heartbeat_skip else 'run'}"]
     lines += ["", *_settings(data["settings"])]
     if prompt.warnings:
@@ -102,15 +138,26 @@ def _sections_table(data: dict[str, Any]) -> list[str]:
 
 
 def _skills(data: dict[str, Any], detail: bool) -> list[str]:
-    skills = data["skills"]
-    listed = sum(1 for s in skills if s["included"])
-    lines = [f"Skills: {listed} listed, {len(skills) - listed} not listed"]
+    summary = data["skills_summary"]
+    lines = [f"Skills: {summary['found']} SKILL.md found, {summary['eligible']} eligible, {summary['listed']} listed"]
+    for label, key in (("not listed", "not_listed"), ("not eligible", "ineligible"), ("skipped", "skipped")):
+        if summary[key]:
+            total = sum(summary[key].values())
+            lines.append(f"  {label}: {total} ({', '.join(f'{reason}: {n}' for reason, n in summary[key].items())})")
     if data["skills_note"]:
         lines.append(f"  note: {data['skills_note']}")
     if detail:
-        for s in skills:
+        for s in data["skills"]:
             lines.append(f"  {'+' if s['included'] else '-'} {s['name']}" + (f" ({s['reason']})" if s["reason"] else ""))
     return lines
+
+
+def _variables(data: dict[str, Any]) -> list[str]:
+    rows = [("variable", "side", "value", "from")]
+    for v in data["variables"]:
+        value = payloads.dumps(v["value"]).strip().replace("\n", " ")
+        rows.append((f"vars.{v['name']}", v["side"], value if len(value) <= 40 else value[:37] + "...", v["origin"]))
+    return ["User variables:", *_table(rows, right=set())]
 
 
 def _settings(settings: dict[str, Any]) -> list[str]:
@@ -131,13 +178,32 @@ def _table(rows: Sequence[tuple[str, ...]], right: set[int]) -> list[str]:
     return out
 
 
+def section_rows(prompt: Prompt) -> list[dict[str, Any]]:
+    """Every section in catalogue order with its fate, size, source file and the built-in it
+    replaces (`render --list-sections --format json`)."""
+    rendered = {s.id: s for s in prompt.sections}
+    origins = {o.id: o for o in prompt.section_origins}
+    rows = []
+    for section_id, active, why in prompt.outline:
+        section, origin = rendered.get(section_id), origins.get(section_id)
+        rows.append({
+            "id": section_id, "active": active, "why": why,
+            "side": section.side if section else None, "chars": len(section.text) if section else 0,
+            "source": section.source if section else (origin.source if origin else None),
+            "overrides": origin.overrides if origin else None,
+        })  # fmt: skip
+    return rows
+
+
 def section_list(prompt: Prompt) -> str:
-    """One line per section in catalogue order: rendered or omitted, and why (`--list-sections`)."""
-    chars = {s.id: f"{s.side}, {len(s.text)} chars" for s in prompt.sections}
-    width = max(len(section_id) for section_id, _, _ in prompt.outline)
+    """One line per section in catalogue order: rendered or omitted and why, then where it comes
+    from (`--list-sections`)."""
+    rows = section_rows(prompt)
+    width = max(len(row["id"]) for row in rows)
     lines = []
-    for section_id, rendered, why in prompt.outline:
-        state = "active" if rendered else "inactive"
-        detail = f"{why}; {chars[section_id]}" if rendered else why
-        lines.append(f"{section_id:<{width}}  {state:<8}  {detail}\n")
+    for row in rows:
+        state = "active" if row["active"] else "inactive"
+        detail = f"{row['why']}; {row['side']}, {row['chars']} chars" if row["active"] else row["why"]
+        source = f"{row['source']}, overrides {row['overrides']}" if row["overrides"] else row["source"]
+        lines.append(f"{row['id']:<{width}}  {state:<8}  {detail}  [{source}]\n")
     return "".join(lines)

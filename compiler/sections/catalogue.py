@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import os
 import re
@@ -13,14 +14,15 @@ from .. import fsutil, resources
 from ..config import yamlsrc
 from ..errors import Location, TemplateError
 from ..freshness import Tracker
-from ..model import PROMPT_MODES, SIDES
+from ..model import PROMPT_MODES, SIDES, SectionOrigin
+from . import partials as partials_mod
 
 SECTION_SUFFIX = ".md.j2"
 SLOTS: tuple[str, ...] = ("interaction_style", "tool_call_style", "execution_bias")
 """Sections a provider contribution may replace (SPEC 4.4)."""
 
-REQUIRED_KEYS = ("id", "order", "side", "modes", "title")
-OPTIONAL_KEYS = ("when", "slot")
+REQUIRED_KEYS = ("id", "order", "side", "modes")
+OPTIONAL_KEYS = ("title", "when", "slot")
 _ID = re.compile(r"^[a-z][a-z0-9_]*$")
 
 
@@ -37,7 +39,7 @@ class SectionSpec:
     modes: frozenset[str]
     """Prompt modes that include the built-in text."""
     title: str
-    """Label for reports."""
+    """Label for reports (from the metadata, else the id in title case)."""
     when: str | None
     """Optional Jinja expression; the section is omitted when it is false."""
     slot: str | None
@@ -50,10 +52,17 @@ class SectionSpec:
     """(metadata key, line in the file), so errors can point at the key."""
     origin: str
     """`builtin` or the user template dir it came from."""
+    overrides: str | None = None
+    """The built-in section this one replaces (`builtin:<file>`), when it has a built-in's id."""
 
     def location(self, key: str | None = None) -> Location:
         """Where a metadata key (or the file) is."""
         return Location(self.path, dict(self.key_lines).get(key or "", 1), 1)
+
+    @property
+    def label(self) -> str:
+        """How reports name the file: `builtin:<file>` for a built-in (no install path), else its path."""
+        return f"builtin:{os.path.basename(self.path)}" if self.origin == "builtin" else self.path
 
 
 @dataclass(frozen=True)
@@ -72,33 +81,99 @@ class Selection:
 
 def builtin_dir() -> Path:
     """The built-in sections directory."""
-    return resources.templates_root() / "sections"
+    return resources.templates_root() / SECTIONS_DIR
 
 
 SpecCache = MutableMapping[tuple, SectionSpec]
 """Parsed section files keyed on (path, origin, the file's bytes), kept by a Compiler."""
 MAX_TEMPLATE_BYTES = 1024 * 1024
 """A section file larger than this is refused (sections are a few kilobytes)."""
+SECTIONS_DIR = "sections"
+"""A template dir's sections sit in it directly, or in this subfolder (as the built-ins do)."""
+TEMPLATE_LIKE = (".j2", ".jinja", ".jinja2", ".md", ".tmpl", ".txt")
+"""Suffixes of files that look like section templates but are not read as one."""
+
+
+@dataclass(frozen=True)
+class Catalogue:
+    """What the template dirs hold: the sections (sorted by order) and the partials."""
+
+    sections: tuple[SectionSpec, ...]
+    """Every section, user dirs overriding built-ins by id, sorted by order."""
+    partials: partials_mod.Partials
+    """Every partial, user dirs first."""
+    origins: tuple[SectionOrigin, ...] = ()
+    """Each section's source file and the built-in it replaces, in order (for reports)."""
 
 
 def discover(
     template_dirs: Sequence[str | Path] = (), tracker: Tracker | None = None, cache: SpecCache | None = None
 ) -> tuple[SectionSpec, ...]:
-    """All sections, sorted by order: user dirs (first wins) override built-ins by id.
+    """All sections, sorted by order: user dirs (first wins) override built-ins by id."""
+    return load(template_dirs, tracker, cache).sections
+
+
+def load(template_dirs: Sequence[str | Path] = (), tracker: Tracker | None = None, cache: SpecCache | None = None) -> Catalogue:
+    """The catalogue, or one TemplateError holding every problem of every section file.
 
     `tracker` records every directory listed and file read; `cache` reuses parsed files.
     """
+    catalogue, problems = scan(template_dirs, tracker, cache)
+    if problems:
+        raise TemplateError.gathered(problems)
+    return catalogue
+
+
+def scan(
+    template_dirs: Sequence[str | Path] = (), tracker: Tracker | None = None, cache: SpecCache | None = None
+) -> tuple[Catalogue, list[TemplateError]]:
+    """The catalogue built from every section file that reads, and every problem found.
+
+    A user dir holds sections flat (`DIR/*.md.j2`), in `DIR/sections/`, or both, and partials
+    in `DIR/partials/`; a dir that contributes neither is a problem naming the files that look
+    like templates. A missing dir is raised at once.
+    """
     tracker, cache = tracker or Tracker(), {} if cache is None else cache
-    by_id: dict[str, SectionSpec] = {}
-    for directory, origin in [(Path(d), str(d)) for d in template_dirs] + [(builtin_dir(), "builtin")]:
-        for spec in _read_dir(directory, origin, tracker, cache):
-            by_id.setdefault(spec.id, spec)
-    specs = sorted(by_id.values(), key=lambda spec: spec.order)
-    _check_unique_orders(specs)
-    return tuple(specs)
+    dirs = [(Path(d), str(d)) for d in template_dirs]
+    user_specs: list[SectionSpec] = []
+    problems: list[TemplateError] = []
+    section_counts = []
+    for directory, origin in dirs:
+        specs, found, count = _read_user_dir(directory, origin, tracker, cache)
+        user_specs += specs
+        problems += found
+        section_counts.append(count)
+    builtins, found = _read_files(builtin_dir(), _list_dir(builtin_dir(), tracker), "builtin", tracker, cache)
+    problems += found
+    partials = partials_mod.discover([*dirs, (resources.templates_root(), "builtin")], tracker)
+    for (directory, _), sections, partial_files in zip(dirs, section_counts, partials.files_per_dir):
+        if sections == 0 and partial_files == 0:
+            problems.append(_contributes_nothing(directory))
+    specs = sorted(_effective(user_specs, builtins), key=lambda spec: spec.order)
+    problems += _duplicate_orders(specs)
+    origins = tuple(SectionOrigin(spec.id, spec.label, spec.overrides) for spec in specs)
+    return Catalogue(tuple(specs), partials, origins), problems
 
 
-def _read_dir(directory: Path, origin: str, tracker: Tracker, cache: SpecCache) -> tuple[SectionSpec, ...]:
+def _read_user_dir(
+    directory: Path, origin: str, tracker: Tracker, cache: SpecCache
+) -> tuple[list[SectionSpec], list[TemplateError], int]:
+    """The sections of one user dir, flat and in `sections/` (ids unique across the two), its
+    problems, and how many section files it has."""
+    names = _list_dir(directory, tracker)
+    specs, problems = _read_files(directory, names, origin, tracker, cache)
+    nested = directory / SECTIONS_DIR
+    count = len(names)
+    if nested.is_dir():
+        nested_names = _list_dir(nested, tracker)
+        more, found = _read_files(nested, nested_names, origin, tracker, cache)
+        specs, problems, count = specs + more, problems + found, count + len(nested_names)
+    else:
+        tracker.missing(str(nested))  # creating sections/ later is a change
+    return specs, problems + _duplicate_ids(specs), count
+
+
+def _list_dir(directory: Path, tracker: Tracker) -> tuple[str, ...]:
     try:
         info = os.stat(directory)
         names = section_files(directory)
@@ -107,9 +182,17 @@ def _read_dir(directory: Path, origin: str, tracker: Tracker, cache: SpecCache) 
     except OSError as exc:
         raise TemplateError(f"cannot list template directory: {exc.strerror or exc}", Location(str(directory))) from exc
     tracker.listing(str(directory), info, names, lambda: section_files(directory))
-    specs = tuple(read_section(directory / name, origin, tracker, cache) for name in names)
-    _check_unique_ids(specs)
-    return specs
+    return names
+
+
+def _read_files(directory: Path, names: Sequence[str], origin: str, tracker: Tracker, cache: SpecCache) -> tuple[list[SectionSpec], list[TemplateError]]:
+    specs, problems = [], []
+    for name in names:
+        try:
+            specs.append(read_section(directory / name, origin, tracker, cache))
+        except TemplateError as error:
+            problems += [TemplateError(problem.message, problem.location) for problem in (error, *error.more)]
+    return specs, problems
 
 
 def section_files(directory: Path) -> tuple[str, ...]:
@@ -118,10 +201,47 @@ def section_files(directory: Path) -> tuple[str, ...]:
         return tuple(sorted(e.name for e in entries if e.name.endswith(SECTION_SUFFIX) and e.is_file()))
 
 
+def near_misses(directory: Path) -> list[Path]:
+    """Files in a template dir (or its `sections/`) that look like templates but are not read."""
+    found = []
+    for folder in (directory, directory / SECTIONS_DIR):
+        if folder.is_dir():
+            for path in sorted(folder.iterdir()):
+                name = path.name.lower()
+                if path.is_file() and not name.endswith(SECTION_SUFFIX) and (name.endswith(TEMPLATE_LIKE) or ".j2" in name or ".jinja" in name):
+                    found.append(path)
+    return found
+
+
+def _contributes_nothing(directory: Path) -> TemplateError:
+    misses = near_misses(directory)
+    if misses:
+        shown = ", ".join(str(path.relative_to(directory)) for path in misses[:8]) + (f" and {len(misses) - 8} more" if len(misses) > 8 else "")
+        detail = f"{shown} {'looks' if len(misses) == 1 else 'look'} like a template but {'is' if len(misses) == 1 else 'are'} not read"
+    else:
+        detail = "it holds no section file"
+    where = "section files are NAME.md.j2, in the dir or in its sections/ folder; partials go in partials/"
+    return TemplateError(f"template directory contributes no section and no partial: {detail} ({where})", Location(str(directory)))
+
+
+def _effective(user: Sequence[SectionSpec], builtins: Sequence[SectionSpec]) -> list[SectionSpec]:
+    """User sections (the first dir wins by id), marked when they replace a built-in, then the
+    built-ins nobody replaced."""
+    builtin_by_id = {spec.id: spec for spec in builtins}
+    by_id: dict[str, SectionSpec] = {}
+    for spec in user:
+        replaced = builtin_by_id.get(spec.id)
+        by_id.setdefault(spec.id, dataclasses.replace(spec, overrides=replaced.label) if replaced else spec)
+    for spec in builtins:
+        by_id.setdefault(spec.id, spec)
+    return list(by_id.values())
+
+
 def read_section(
     path: Path, origin: str = "builtin", tracker: Tracker | None = None, cache: SpecCache | None = None
 ) -> SectionSpec:
-    """Parse one section file: YAML frontmatter between `---` lines, then the Jinja body."""
+    """Parse one section file: YAML frontmatter between `---` lines, then the Jinja body.
+    Every metadata problem of the file is in the one TemplateError raised."""
     try:
         data, info = fsutil.read_regular(path, MAX_TEMPLATE_BYTES)
     except fsutil.Refused as exc:
@@ -153,7 +273,7 @@ def _parse_section(path: Path, origin: str, data: bytes) -> SectionSpec:
         order=meta["order"],
         side=meta["side"],
         modes=frozenset(meta["modes"]),
-        title=meta["title"],
+        title=meta.get("title") or default_title(meta["id"]),
         when=meta.get("when"),
         slot=meta.get("slot"),
         path=str(path),
@@ -161,6 +281,11 @@ def _parse_section(path: Path, origin: str, data: bytes) -> SectionSpec:
         key_lines=tuple((str(key), located.where((key,)).line or 1) for key in meta),
         origin=origin,
     )
+
+
+def default_title(section_id: str) -> str:
+    """A section's label when its metadata gives none: `house_rules` -> `House Rules`."""
+    return section_id.replace("_", " ").title()
 
 
 def _frontmatter_end(lines: list[str], path: Path) -> int:
@@ -172,25 +297,32 @@ def _frontmatter_end(lines: list[str], path: Path) -> int:
     raise TemplateError("metadata block is not closed with '---'", Location(str(path), 1, 1))
 
 
+PLACEHOLDERS = {"id": "placeholder", "order": 0, "side": "stable", "modes": ["full"]}
+"""Valid stand-ins for missing required keys, so the keys that are present still get checked."""
+
+
 def _check_metadata(located: yamlsrc.Located, path: Path) -> dict[str, Any]:
+    """The metadata mapping; every problem in it is raised together, in line order."""
     meta = located.value
     if not isinstance(meta, dict):
         raise TemplateError("metadata must be a mapping", Location(str(path), 1, 1))
+    problems = []
     for key in meta:
         if key not in REQUIRED_KEYS + OPTIONAL_KEYS:
             match = difflib.get_close_matches(str(key), REQUIRED_KEYS + OPTIONAL_KEYS, n=1)
             hint = f" (did you mean '{match[0]}'?)" if match else ""
-            raise TemplateError(f"unknown metadata key '{key}'{hint}", located.where((key,)))
-    for key in REQUIRED_KEYS:
-        if key not in meta:
-            raise TemplateError(f"missing metadata key '{key}'", Location(str(path), 1, 1))
-    for key, problem in metadata_problems(meta):
-        raise TemplateError(problem, located.where((key,)))
+            problems.append(TemplateError(f"unknown metadata key '{key}'{hint}", located.where((key,))))
+    problems += [TemplateError(f"missing metadata key '{key}'", Location(str(path), 1, 1)) for key in REQUIRED_KEYS if key not in meta]
+    values = metadata_problems({**PLACEHOLDERS, **meta})
+    problems += [TemplateError(problem, located.where((key,))) for key, problem in values if key in meta]
+    if problems:
+        problems.sort(key=lambda error: (error.location.line or 0) if error.location else 0)
+        raise TemplateError.gathered(problems)
     return meta
 
 
 def metadata_problems(meta: dict[str, Any]) -> Iterable[tuple[str, str]]:
-    """(key, problem) for every bad value; every required key must be present (lint reuses this)."""
+    """(key, problem) for every bad value; every required key must be present."""
     if not isinstance(meta["id"], str) or not _ID.match(meta["id"]):
         yield "id", f"id must be snake_case, got {meta['id']!r}"
     if isinstance(meta["order"], bool) or not isinstance(meta["order"], int):
@@ -204,27 +336,34 @@ def metadata_problems(meta: dict[str, Any]) -> Iterable[tuple[str, str]]:
         for mode in modes:
             if mode not in PROMPT_MODES:
                 yield "modes", f"unknown mode {mode!r} (expected {', '.join(PROMPT_MODES)})"
-    if not isinstance(meta["title"], str) or not meta["title"].strip():
-        yield "title", "title must be a non-empty string"
+    if "title" in meta and (not isinstance(meta["title"], str) or not meta["title"].strip()):
+        yield "title", "title must be a non-empty string (or left out: the id in title case)"
     if "when" in meta and (not isinstance(meta["when"], str) or not meta["when"].strip()):
         yield "when", "when must be a Jinja expression string"
     if meta.get("slot") is not None and meta["slot"] not in SLOTS:
         yield "slot", f"unknown slot {meta['slot']!r} (expected {', '.join(SLOTS)})"
 
 
-def _check_unique_ids(specs: Sequence[SectionSpec]) -> None:
+def _duplicate_ids(specs: Sequence[SectionSpec]) -> list[TemplateError]:
     seen: dict[str, SectionSpec] = {}
+    problems = []
     for spec in specs:
         if spec.id in seen:
-            raise TemplateError(f"duplicate section id {spec.id!r} (also in {seen[spec.id].path})", spec.location("id"))
-        seen[spec.id] = spec
+            message = f"duplicate section id {spec.id!r} (also in {seen[spec.id].path})"
+            problems.append(TemplateError(message, spec.location("id")))
+        seen.setdefault(spec.id, spec)
+    return problems
 
 
-def _check_unique_orders(specs: Sequence[SectionSpec]) -> None:
-    for before, after in zip(specs, specs[1:]):
+def _duplicate_orders(specs: Sequence[SectionSpec]) -> list[TemplateError]:
+    """Built-ins sort first among equal orders, so a clash is blamed on the user's file."""
+    ordered = sorted(specs, key=lambda spec: (spec.order, spec.origin != "builtin", spec.path))
+    problems = []
+    for before, after in zip(ordered, ordered[1:]):
         if before.order == after.order:
-            message = f"duplicate section order {after.order} (also used by {before.id!r} in {before.path})"
-            raise TemplateError(message, after.location("order"))
+            message = f"duplicate section order {after.order} (also used by {before.id!r} in {before.label})"
+            problems.append(TemplateError(message, after.location("order")))
+    return problems
 
 
 def select(specs: Sequence[SectionSpec], mode: str, overrides: dict[str, str]) -> tuple[Selection, ...]:

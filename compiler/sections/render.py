@@ -8,14 +8,12 @@ stable parts.
 from __future__ import annotations
 
 import contextlib
-import os
 import re
 from dataclasses import dataclass
 from typing import Any, Callable, Hashable, Mapping, Sequence
 
 import jinja2
 from jinja2 import meta, nodes
-from jinja2.sandbox import ImmutableSandboxedEnvironment
 from jinja2.environment import TemplateExpression
 from jinja2.parser import Parser
 
@@ -23,7 +21,10 @@ from ..errors import Location, TemplateError
 from ..freshness import LRU
 from ..cache import tiers as cache_tiers
 from ..model import CacheConfig, PromptUnit, RenderedSection
+from . import partials as partials_mod
+from . import uservars
 from .catalogue import SectionSpec, Selection
+from .environment import BYTECODE_SALT, PartialLoader, PartialRefused, UnorderedResult, make_environment
 from .text import neutralise, normalise
 from .variables import STABLE, VOLATILE, Contexts
 
@@ -48,25 +49,7 @@ class Rendered:
     """The stable part as cache units: `JOIN.join(u.text for u in units) == stable`."""
 
 
-def make_environment() -> jinja2.Environment:
-    """How every section template is compiled and run: the one place that says so.
-
-    Templates come from the user's template dirs, so they are code we did not write: the sandbox
-    refuses private and dunder attributes (`lipsum.__globals__`) and unsafe callables, and the
-    immutable variant refuses changing a list or dict, so one section cannot alter what the next
-    one reads.
-    """
-    return ImmutableSandboxedEnvironment(
-        undefined=jinja2.StrictUndefined,  # a missing variable is an error, never an empty string
-        autoescape=False,  # prompts are plain text, not HTML
-        trim_blocks=True,  # a block tag's own newline is not output
-        lstrip_blocks=True,  # indentation before a block tag is not output
-        keep_trailing_newline=False,  # section output is trimmed anyway
-    )
-
-
-ENV = make_environment()
-"""For parsing and static checks (`promptc lint`); rendering goes through a Renderer's own."""
+ALL_VARIABLES = frozenset(STABLE) | frozenset(VOLATILE)
 
 Side = tuple[tuple[RenderedSection, ...], tuple[tuple[str, bool, str], ...]]
 StableSide = tuple[tuple[RenderedSection, ...], tuple[tuple[str, bool, str], ...], tuple[PromptUnit, ...]]
@@ -84,14 +67,15 @@ class Renderer:
     """Renders sections with templates compiled once, the most recent stable parts kept, and
     each section's output kept for the values of the variables it reads.
 
-    A stable part is keyed on the selected sections (their sources included), the marker and
-    the whole stable context; a section on the variables its template and gate name (a section
-    is self-contained: no includes, and the globals are constants). Either way a hit is
-    byte-identical to a fresh render by construction.
+    A stable part is keyed on the selected sections (their sources included), the partials,
+    the marker and the whole stable context; a section on the partials and the variables its
+    template, its gate and the partials it includes or imports name (the globals are
+    constants). Either way a hit is byte-identical to a fresh render by construction.
     """
 
     def __init__(self, stable_cache_size: int = STABLE_CACHE_SIZE, bytecode_cache: bool = True) -> None:
-        self.env = make_environment()
+        self.loader = PartialLoader(self.compiled)
+        self.env = make_environment(self.loader)
         self.bytecode = _bytecode_cache() if bytecode_cache else None
         self.templates: LRU[tuple[str, str], jinja2.Template] = LRU(TEMPLATE_CACHE_SIZE)
         self.gates: LRU[str, Any] = LRU(TEMPLATE_CACHE_SIZE)
@@ -101,10 +85,12 @@ class Renderer:
         self.stable: LRU[tuple, StableSide] = LRU(stable_cache_size)
 
     def render(
-        self, selections: Sequence[Selection], contexts: Contexts, marker: str, mode: str, cache: CacheConfig = CacheConfig()
+        self, selections: Sequence[Selection], contexts: Contexts, marker: str, mode: str,
+        partials: partials_mod.Partials = partials_mod.EMPTY, cache: CacheConfig = CacheConfig(),
     ) -> Rendered:
         """Render every active section on its side, then join the two sides around the marker.
         `cache` orders the project-context files by cache tier."""
+        self.loader.partials = partials
         stable_side = tuple(s for s in selections if s.spec.side == "stable")
         volatile_side = tuple(s for s in selections if s.spec.side != "stable")
         stable_sections, stable_outline, units = self._render_stable(stable_side, contexts.stable, marker, cache)
@@ -118,7 +104,7 @@ class Renderer:
     def _render_stable(
         self, selections: tuple[Selection, ...], context: Mapping[str, Any], marker: str, cache: CacheConfig
     ) -> StableSide:
-        key = (selections, marker, freeze(context), cache.tiers)
+        key = (selections, marker, self.loader.partials.key, freeze(context), cache.tiers)
         cached = self.stable.get(key)
         if cached is None:
             if "stable_files" in context:
@@ -165,29 +151,43 @@ class Renderer:
         if names is None:
             return _render_one(self, selection, context, marker)
         values = tuple(freeze(context.get(name, _ABSENT)) for name in names)
-        key = (spec.path, spec.source, spec.when, spec.side, selection.reason, selection.override, marker, values)
+        key = (spec.path, spec.source, spec.when, spec.side, selection.reason, selection.override, marker,
+               self.loader.partials.key, values)  # fmt: skip
         found = self.sections.get(key)
         if found is None:
             found = self.sections[key] = _render_one(self, selection, context, marker)
         return found
 
     def _reads(self, spec: SectionSpec) -> tuple[str, ...] | None:
-        """The variables a section's template and gate name, sorted; None the first time a
-        section is rendered (finding them means parsing it again: worth it only once a section
-        is rendered a second time, and a one-shot command never does)."""
-        key = (spec.path, spec.source, spec.when)
+        """The variables a section's template, gate and partials name, sorted; None the first
+        time a section is rendered (finding them means parsing it again: worth it only once a
+        section is rendered a second time, and a one-shot command never does)."""
+        key = (spec.path, spec.source, spec.when, self.loader.partials.key)
         names = self.reads.get(key)
         if names is None and key not in self.seen:
             self.seen[key] = True
             return None
         if names is None:
             try:
-                found = meta.find_undeclared_variables(self.env.parse(spec.source))
+                found = self._names_read(spec.source, set())
                 if spec.when:
                     found |= meta.find_undeclared_variables(self.env.parse("{% if " + spec.when + " %}{% endif %}"))
             except jinja2.TemplateSyntaxError:
-                found = set(VOLATILE) | set(STABLE)  # the render reports the error; key on everything
+                found = set(ALL_VARIABLES)  # the render reports the error; key on everything
             names = self.reads[key] = tuple(sorted(found))
+        return names
+
+    def _names_read(self, source: str, seen: set[str]) -> set[str]:
+        """Variables a template names, with those of the partials it includes or imports."""
+        tree = self.env.parse(source)
+        names = set(meta.find_undeclared_variables(tree))
+        for name in meta.find_referenced_templates(tree):
+            if name is None:  # a name computed at render time: any variable may be read
+                return set(ALL_VARIABLES)
+            partial = self.loader.partials.by_name.get(name)
+            if name not in seen and partial is not None and partial.source is not None:
+                seen.add(name)
+                names |= self._names_read(partial.source, seen)
         return names
 
     def gate_passes(self, spec: SectionSpec, context: Mapping[str, Any]) -> bool:
@@ -201,29 +201,56 @@ class Renderer:
         except jinja2.TemplateSyntaxError as exc:
             raise TemplateError(f"invalid 'when' expression: {exc.message}", spec.location("when")) from exc
         except jinja2.UndefinedError as exc:
-            raise TemplateError(_undefined_message(spec, exc), spec.location("when")) from exc
+            raise TemplateError(_undefined_message(spec, exc, None), spec.location("when")) from exc
+        except (uservars.UserVariableError, UnorderedResult) as exc:
+            raise TemplateError(f"'when' expression: {_problem(spec, exc)}", spec.location("when")) from exc
         except Exception as exc:  # anything the expression itself raised (1/0, "a" + 1, ...)
             raise TemplateError(f"'when' expression failed: {type(exc).__name__}: {exc}", spec.location("when")) from exc
 
     def render_template(self, spec: SectionSpec, context: Mapping[str, Any]) -> str:
-        """Render one section template; errors name the template file and line."""
+        """Render one section template; errors name the file and line where they happened (the
+        section, or the partial it includes)."""
         try:
             return self._template(spec).render(context)
         except jinja2.TemplateSyntaxError as exc:
-            raise TemplateError(f"template syntax error: {exc.message}", Location(spec.path, exc.lineno, 1)) from exc
+            path = exc.filename or spec.path
+            raise TemplateError(f"template syntax error: {exc.message}", Location(path, exc.lineno, 1)) from exc
         except jinja2.UndefinedError as exc:
-            raise TemplateError(_undefined_message(spec, exc), Location(spec.path, _template_line(exc, spec.path), 1)) from exc
+            where = self._place(exc, spec)
+            raise TemplateError(_undefined_message(spec, exc, self._partial_at(where)), where) from exc
+        except (uservars.UserVariableError, UnorderedResult, PartialRefused, jinja2.TemplateNotFound) as exc:
+            raise TemplateError(_problem(spec, exc), self._place(exc, spec)) from exc
+        except RecursionError as exc:
+            raise TemplateError("partials include each other without end", self._place(exc, spec)) from exc
         except Exception as exc:  # anything the template's own expressions raised
-            where = Location(spec.path, _template_line(exc, spec.path), 1)
+            where = self._place(exc, spec)
             raise TemplateError(f"template failed: {type(exc).__name__}: {exc}", where) from exc
 
+    def _place(self, exc: BaseException, spec: SectionSpec) -> Location:
+        """The innermost template line of the traceback: in the section or in a partial."""
+        paths = {spec.path} | {p.path for p in self.loader.partials.by_name.values()}
+        path, line = spec.path, None
+        tb = exc.__traceback__
+        while tb is not None:
+            if tb.tb_frame.f_code.co_filename in paths:
+                path, line = tb.tb_frame.f_code.co_filename, tb.tb_lineno
+            tb = tb.tb_next
+        return Location(path, line, 1)
+
+    def _partial_at(self, where: Location) -> str | None:
+        return next((p.name for p in self.loader.partials.by_name.values() if p.path == where.path), None)
+
     def _template(self, spec: SectionSpec) -> jinja2.Template:
-        """The compiled template for this exact source (compiled with its file name, so errors
-        and tracebacks point at the section file)."""
-        key = (spec.path, spec.source)
+        """The compiled template for this exact source."""
+        return self.compiled(spec.path, spec.source)
+
+    def compiled(self, path: str, source: str) -> jinja2.Template:
+        """A section or partial compiled once per source (with its file name, so errors and
+        tracebacks point at the file)."""
+        key = (path, source)
         template = self.templates.get(key)
         if template is None:
-            code = self._code(spec.path, spec.source, lambda: self.env.compile(spec.source, name=spec.path, filename=spec.path))
+            code = self._code(path, source, lambda: self.env.compile(source, name=path, filename=path))
             template = self.templates[key] = self.env.template_class.from_code(self.env, code, self.env.make_globals(None))
         return template
 
@@ -248,7 +275,8 @@ class Renderer:
         bucket = None
         if self.bytecode is not None:
             with contextlib.suppress(OSError, EOFError, ValueError):
-                bucket = self.bytecode.get_bucket(self.env, name, name, source)
+                # Salted: code compiled before partials had the section's context must not be reused.
+                bucket = self.bytecode.get_bucket(self.env, BYTECODE_SALT + name, BYTECODE_SALT + name, source)
         if bucket is not None and bucket.code is not None:
             return bucket.code
         code = compile_it()
@@ -260,10 +288,11 @@ class Renderer:
 
 
 def render(
-    selections: Sequence[Selection], contexts: Contexts, marker: str, mode: str, cache: CacheConfig = CacheConfig()
+    selections: Sequence[Selection], contexts: Contexts, marker: str, mode: str,
+    partials: partials_mod.Partials = partials_mod.EMPTY, cache: CacheConfig = CacheConfig(),
 ) -> Rendered:
     """Render with nothing kept (a Compiler keeps a Renderer instead)."""
-    return Renderer(bytecode_cache=False).render(selections, contexts, marker, mode, cache)
+    return Renderer(bytecode_cache=False).render(selections, contexts, marker, mode, partials, cache)
 
 
 def _bytecode_cache() -> jinja2.BytecodeCache | None:
@@ -276,22 +305,22 @@ def _bytecode_cache() -> jinja2.BytecodeCache | None:
         return None
 
 
-_PLAIN = frozenset({str, int, float, type(None)})
+_PLAIN = frozenset({str, int, type(None)})
 
 
 def freeze(value: Any) -> Hashable:
-    """A render context as a hashable key: mappings and lists become tuples, sets frozensets,
-    and a bool is tagged (True == 1 would otherwise make two contexts one key). Called for
-    every turn's contexts, so exact types are tested first."""
+    """A render context as a hashable key: mappings (in their order) and lists become tuples,
+    and a bool or float is tagged (True == 1 == 1.0 would otherwise make contexts that render
+    differently one key). Called for every turn's contexts, so exact types are tested first."""
     kind = type(value)
     if kind in _PLAIN:
         return value
-    if kind is bool:
-        return ("bool", value)
+    if kind is bool or kind is float:
+        return (kind.__name__, value)
     if kind is list or kind is tuple:
         return tuple(map(freeze, value))
     if kind is dict or isinstance(value, Mapping):
-        return tuple((key, freeze(value[key])) for key in sorted(value))
+        return ("map", tuple((key, freeze(item)) for key, item in value.items()))
     if isinstance(value, (set, frozenset)):
         return frozenset(value)
     if isinstance(value, (list, tuple)):
@@ -310,32 +339,26 @@ def _render_one(
     elif spec.when and not renderer.gate_passes(spec, context):
         return None, f"gate is false: {spec.when}"
     else:
-        text, source = renderer.render_template(spec, context), _source_label(spec)
+        text, source = renderer.render_template(spec, context), spec.label
     text = neutralise(normalise(text), marker)
     if not text:
         return None, "rendered empty"
     return RenderedSection(spec.id, spec.side, spec.title, text, source), selection.reason
 
 
-def _source_label(spec: SectionSpec) -> str:
-    """Built-ins are named by file name only, so reports do not depend on the install path."""
-    return f"builtin:{os.path.basename(spec.path)}" if spec.origin == "builtin" else spec.path
-
-
-def _undefined_message(spec: SectionSpec, exc: jinja2.UndefinedError) -> str:
+def _undefined_message(spec: SectionSpec, exc: jinja2.UndefinedError, partial: str | None) -> str:
     match = re.search(r"'([A-Za-z_][A-Za-z0-9_]*)' is undefined", str(exc))
     name = match.group(1) if match else None
+    where = f" in partial {partial}" if partial else ""
     if spec.side == "stable" and name in VOLATILE:
-        return f"stable section '{spec.id}' reads volatile variable '{name}' (move the section below the boundary)"
-    return f"undefined variable: {exc.message}"
+        return f"stable section '{spec.id}' reads volatile variable '{name}'{where} (move the section below the boundary)"
+    return f"undefined variable{where}: {exc.message}"
 
 
-def _template_line(exc: BaseException, path: str) -> int | None:
-    """The template line Jinja recorded in the rewritten traceback, if any."""
-    line = None
-    tb = exc.__traceback__
-    while tb is not None:
-        if tb.tb_frame.f_code.co_filename == path:
-            line = tb.tb_lineno
-        tb = tb.tb_next
-    return line
+def _problem(spec: SectionSpec, exc: Exception) -> str:
+    """The message for an error a section (or its partial) ran into."""
+    if isinstance(exc, uservars.UserVariableError):
+        return f"{spec.side} section '{spec.id}' {exc.problem}" if "volatile" in exc.problem else exc.problem
+    if isinstance(exc, jinja2.TemplateNotFound):
+        return exc.message or f"partial {exc.name!r} not found"
+    return str(exc)

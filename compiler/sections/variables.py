@@ -11,9 +11,10 @@ import dataclasses
 import hashlib
 import re
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
-from ..model import MEMORY_TOOL_NAMES, LoadedWorkspace, ResolvedConfig, RunFacts, Tool
+from ..model import MEMORY_TOOL_NAMES, LoadedWorkspace, ResolvedConfig, RunFacts, Tool, UserVariable
+from . import uservars
 from .providers import Contribution
 
 STABLE: dict[str, str] = {
@@ -21,8 +22,8 @@ STABLE: dict[str, str] = {
     "session": "session kind: main / subagent / cron / heartbeat",
     "harness": "default / codex",
     "agent_id": "the agent being compiled",
-    "tools": "canonical tool list: known tools in fixed order, then the rest sorted; [{name, summary}]",
-    "tool_names": "set of lowercased tool names, for membership tests",
+    "tools": "canonical tool list: known tools in fixed order, then the rest sorted; ({name, summary}, ...)",
+    "tool_names": "lowercased tool names, sorted (a tuple: `'exec' in tool_names` works, so does a loop)",
     "plan_tool": "tools.experimental.planTool",
     "delegation_mode": "suggest / prefer",
     "memory_tools": "memory_search or memory_get is available (the fact, else derived from the tools)",
@@ -30,25 +31,26 @@ STABLE: dict[str, str] = {
     "memory_get": "memory_get is available",
     "memory_citations": "memory.citations: auto / on / off",
     "reasoning_tag_hint": "the provider reads reasoning from tagged reply blocks",
-    "deferred_tools": "tools whose schemas are loaded on demand: [{name, summary}]",
+    "deferred_tools": "tools whose schemas are loaded on demand, in the tools' order: ({name, summary}, ...)",
     "fs_workspace_only": "tools.fs.workspaceOnly",
     "acp_enabled": "acp.enabled and no sandbox: sessions_spawn can start coding harnesses",
     "proactive_orchestration": "agents.defaults.subagents.proactiveOrchestration",
     "git_repo": "the workspace root is a git repository",
     "bootstrap_pending": "BOOTSTRAP.md is injected: setup is still pending",
-    "sandbox": "{enabled, paths, elevated_exec}",
+    "sandbox": "{enabled, paths, elevated_exec}; paths in the order given, duplicates dropped",
     "workspace_dir": "the working directory shown to the model",
     "docs_path": "local docs directory, or none",
     "docs_url": "the public documentation URL",
     "source_url": "the runtime's public source repository",
     "timezone": "user IANA time zone, or none",
-    "model_aliases": "[(alias, provider/model)] sorted by alias",
+    "model_aliases": "((alias, provider/model), ...) sorted by alias",
     "skills_block": "the <available_skills> block (with its cut note), or empty",
-    "stable_files": "bootstrap files above the boundary: [{name, text}]",
+    "stable_files": "bootstrap files above the boundary, in load order: ({name, text, open, close}, ...)",
     "has_soul": "SOUL.md is among the stable files",
     "truncation_notice": "the fixed bootstrap notice is shown",
     "delivery": "normal / message_tool_only",
     "provider_prefix": "merged provider stable prefix, or empty",
+    "vars": "user variables (prompt.variables), in declaration order: vars.<name>; above the boundary only the stable ones",
 }
 
 VOLATILE: dict[str, str] = {
@@ -56,23 +58,23 @@ VOLATILE: dict[str, str] = {
     "chat_type": "direct / group, or none",
     "capabilities": "channel capabilities: lowercased, deduplicated, sorted",
     "native_approvals": "the channel shows native approval cards",
-    "owners": "allowlisted sender ids",
+    "owners": "allowlisted sender ids, in the order given, duplicates dropped",
     "model": "model id, or none",
-    "runtime_fields": "[(key, value)] for the runtime line, in order",
+    "runtime_fields": "((key, value), ...) for the runtime line, in its fixed order",
     "heartbeat_prompt": "heartbeat prompt when heartbeats apply to this agent, else none",
     "extra_prompt": "group or sub-agent context, or none",
     "reactions": "reaction guidance level, or none",
     "tts_hint": "text-to-speech hint, or none",
     "thinking": "thinking level (off when unset)",
     "reasoning": "reasoning visibility (off when unset)",
-    "dynamic_files": "bootstrap files below the boundary: [{name, text}]",
+    "dynamic_files": "bootstrap files below the boundary, in load order: ({name, text, open, close}, ...)",
     "startup_memory": "recent daily-memory excerpt on a /new or /reset first turn, or none",
     "provider_suffix": "merged provider dynamic suffix, or empty",
     "tool_call_style_overridden": "a provider replaced the tool_call_style slot",
     "inline_buttons": "the channel can show inline buttons (capability inlineButtons)",
     "rich_text": "the channel renders rich text (capability richText)",
-    "exec_sessions": "background exec sessions still running: [{id, status, name, pid, cwd}]",
-    "message_tool_hints": "extra message-tool lines from the channel",
+    "exec_sessions": "background exec sessions still running, in the order given: ({id, status, name, pid, cwd}, ...)",
+    "message_tool_hints": "extra message-tool lines from the channel, in the order given",
 }
 
 DOCS_URL = "https://docs.openclaw.ai"
@@ -141,16 +143,22 @@ def build(
     workspace: LoadedWorkspace,
     contribution: Contribution,
     workspace_dir: str,
+    user: Sequence[UserVariable] = (),
 ) -> Contexts:
-    """Canonicalise the inputs into the stable and volatile contexts."""
-    stable = _stable(cfg, run, workspace, contribution, workspace_dir)
-    volatile = {**stable, **_volatile(cfg, run, workspace, contribution)}
+    """Canonicalise the inputs into the stable and volatile contexts.
+
+    Every collection is a tuple or an insertion-ordered mapping with the order its description
+    gives (tests/test_determinism.py renders each under several hash seeds), so no template
+    can see an order that changes from one process to the next.
+    """
+    stable = {**_stable(cfg, run, workspace, contribution, workspace_dir), "vars": uservars.template_vars(user, "stable")}
+    volatile = {**stable, **_volatile(cfg, run, workspace, contribution), "vars": uservars.template_vars(user, "volatile")}
     return Contexts(stable, volatile)
 
 
 def _stable(cfg, run, workspace, contribution, workspace_dir) -> dict[str, Any]:
     tools = canonical_tools(run.tools)
-    files = [_file(f) for f in workspace.files if f.injected and not f.dynamic]
+    files = tuple(_file(f) for f in workspace.files if f.injected and not f.dynamic)
     memory = run.memory_tool_names
     return {
         "mode": run.effective_mode,
@@ -158,7 +166,7 @@ def _stable(cfg, run, workspace, contribution, workspace_dir) -> dict[str, Any]:
         "harness": run.harness,
         "agent_id": cfg.agent_id,
         "tools": tools,
-        "tool_names": frozenset(tool["name"].lower() for tool in tools),
+        "tool_names": tuple(sorted({tool["name"].lower() for tool in tools})),
         "plan_tool": cfg.plan_tool,
         "delegation_mode": cfg.delegation_mode,
         "memory_tools": bool(memory),
@@ -182,7 +190,7 @@ def _stable(cfg, run, workspace, contribution, workspace_dir) -> dict[str, Any]:
         "docs_url": DOCS_URL,
         "source_url": SOURCE_URL,
         "timezone": cfg.user_timezone,
-        "model_aliases": list(cfg.model_aliases),
+        "model_aliases": tuple(cfg.model_aliases),
         "skills_block": workspace.skills.text,
         "stable_files": files,
         "has_soul": any(f["name"] == "SOUL.md" for f in files),
@@ -198,7 +206,7 @@ def _volatile(cfg, run, workspace, contribution) -> dict[str, Any]:
         "chat_type": run.chat_type,
         "capabilities": canonical_capabilities(run.capabilities),
         "native_approvals": run.native_approvals,
-        "owners": [owner for owner in _distinct(o.strip() for o in run.owners) if owner],
+        "owners": tuple(owner for owner in _distinct(o.strip() for o in run.owners) if owner),
         "model": run.model,
         "runtime_fields": runtime_fields(cfg, run),
         "heartbeat_prompt": heartbeat_prompt(cfg, run),
@@ -207,18 +215,18 @@ def _volatile(cfg, run, workspace, contribution) -> dict[str, Any]:
         "tts_hint": _blank_to_none(run.tts_hint),
         "thinking": run.thinking or "off",
         "reasoning": run.reasoning or "off",
-        "dynamic_files": [_file(f) for f in workspace.files if f.injected and f.dynamic],
+        "dynamic_files": tuple(_file(f) for f in workspace.files if f.injected and f.dynamic),
         "startup_memory": _blank_to_none(run.startup_memory),
         "provider_suffix": contribution.dynamic_suffix or "",
         "tool_call_style_overridden": "tool_call_style" in contribution.section_overrides,
         "inline_buttons": "inlinebuttons" in canonical_capabilities(run.capabilities),
         "rich_text": "richtext" in canonical_capabilities(run.capabilities),
-        "exec_sessions": [_exec_session(session) for session in run.exec_sessions],
-        "message_tool_hints": [_one_line(hint) for hint in run.message_tool_hints if hint.strip()],
+        "exec_sessions": tuple(_exec_session(session) for session in run.exec_sessions),
+        "message_tool_hints": tuple(_one_line(hint) for hint in run.message_tool_hints if hint.strip()),
     }
 
 
-def canonical_tools(tools: tuple[Tool, ...], *, summaries: bool = True) -> list[dict[str, str]]:
+def canonical_tools(tools: tuple[Tool, ...], *, summaries: bool = True) -> tuple[dict[str, str], ...]:
     """Dedupe case-insensitively (first spelling wins); known tools in fixed order, then sorted.
 
     A core tool given without a summary gets our built-in one (unless `summaries` is off).
@@ -230,12 +238,12 @@ def canonical_tools(tools: tuple[Tool, ...], *, summaries: bool = True) -> list[
     rank = {name: index for index, name in enumerate(TOOL_ORDER)}
     ordered = sorted(first.items(), key=lambda item: (rank.get(item[0], len(rank)), item[0], item[1].name))
     builtin = CORE_TOOL_SUMMARIES if summaries else {}
-    return [{"name": tool.name, "summary": tool.summary or builtin.get(key, "")} for key, tool in ordered]
+    return tuple({"name": tool.name, "summary": tool.summary or builtin.get(key, "")} for key, tool in ordered)
 
 
-def canonical_capabilities(capabilities: tuple[str, ...]) -> list[str]:
+def canonical_capabilities(capabilities: tuple[str, ...]) -> tuple[str, ...]:
     """Lowercased, trimmed, deduplicated, sorted; blanks dropped."""
-    return sorted({cap.strip().lower() for cap in capabilities if cap.strip()})
+    return tuple(sorted({cap.strip().lower() for cap in capabilities if cap.strip()}))
 
 
 def heartbeat_prompt(cfg: ResolvedConfig, run: RunFacts) -> str | None:
@@ -266,7 +274,7 @@ def fact_warnings(run: RunFacts) -> tuple[str, ...]:
     return ()
 
 
-def runtime_fields(cfg: ResolvedConfig, run: RunFacts) -> list[tuple[str, str]]:
+def runtime_fields(cfg: ResolvedConfig, run: RunFacts) -> tuple[tuple[str, str], ...]:
     """The runtime line's `k=v` pairs in their fixed order, empty fields skipped."""
     os_value = f"{run.os} ({run.arch})" if run.os and run.arch else run.os
     pairs = [
@@ -284,7 +292,7 @@ def runtime_fields(cfg: ResolvedConfig, run: RunFacts) -> list[tuple[str, str]]:
         ("capabilities", (",".join(canonical_capabilities(run.capabilities)) or "none") if run.channel else None),
         ("thinking", run.thinking or "off"),
     ]
-    return [(key, _one_line(value)) for key, value in pairs if value]
+    return tuple((key, _one_line(value)) for key, value in pairs if value)
 
 
 def _file(context_file) -> dict[str, str]:
@@ -311,8 +319,8 @@ def _exec_session(session) -> dict[str, Any]:
     return {key: _one_line(value) if isinstance(value, str) else value for key, value in data.items()}
 
 
-def _distinct(items) -> list[str]:
-    return list(dict.fromkeys(items))
+def _distinct(items) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(items))
 
 
 def _blank_to_none(text: str | None) -> str | None:

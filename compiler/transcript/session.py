@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterable
 
 from ..errors import Location, TranscriptError
 from .model import CompactionSummary, Entry, SessionHeader, Transcript, loads, parse_entry, parse_header
@@ -22,20 +23,25 @@ class Session:
 
 def read_session(path: Path) -> Session:
     """Parse a whole session file; any malformed line is an error (repair first)."""
-    header: SessionHeader | None = None
-    entries: list[Entry] = []
     try:
         with open(path, "rb") as lines:
-            for number, raw in enumerate(lines, 1):
-                value = _parse_line(raw, path, number)
-                if value is None:
-                    continue
-                if header is None:
-                    header = _checked_header(value, path, number)
-                else:
-                    entries.append(parse_entry(value))
+            return parse_session(lines, path)
     except OSError as error:
         raise TranscriptError(f"cannot read session file: {error.strerror}", Location(str(path))) from error
+
+
+def parse_session(lines: Iterable[bytes], path: Path) -> Session:
+    """Parse a session's lines (a file, or standard input); errors name `path` and the line."""
+    header: SessionHeader | None = None
+    entries: list[Entry] = []
+    for number, raw in enumerate(lines, 1):
+        value = _parse_line(raw, path, number)
+        if value is None:
+            continue
+        if header is None:
+            header = _checked_header(value, path, number)
+        else:
+            entries.append(parse_entry(value))
     if header is None:
         raise TranscriptError("empty session file: no header line", Location(str(path)))
     return Session(header, tuple(entries))

@@ -48,6 +48,8 @@ class _Walk:
     parsed: MutableMapping[str, tuple[Mapping[str, Any] | None, str | None]]
     allowed: tuple[str, ...]
     diagnostics: list[str] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    """(SKILL.md path, why in a few words) for each file found but not made a skill."""
     limits: dict[str, int] = field(default_factory=lambda: {"directories": MAX_DIRECTORIES, "SKILL.md files": MAX_SKILLS})
     used: dict[str, int] = field(default_factory=dict)
 
@@ -80,6 +82,7 @@ def discover(
     identities: Sequence[fsutil.Identity | None] | None = None,
     allowed: Sequence[str] = (),
     parsed: MutableMapping[str, tuple[Mapping[str, Any] | None, str | None]] | None = None,
+    skipped: list[tuple[str, str]] | None = None,
 ) -> tuple[tuple[Skill, ...], tuple[str, ...]]:
     """Skills under each root's `**/SKILL.md`, sorted by name, plus diagnostics.
 
@@ -88,9 +91,10 @@ def discover(
     directory is opened below its base (`bases[i]`, default the root itself; when
     `identities[i]` is given, the base must still be that directory), so a link that leads
     out of it is skipped unless it leads into one of the resolved `allowed` directories.
-    `parsed` caches frontmatter by content digest across calls.
+    `parsed` caches frontmatter by content digest across calls; `skipped` collects (path, why)
+    for every SKILL.md found but left out.
     """
-    walk = _Walk(tracker or Tracker(), parsed if parsed is not None else {}, tuple(allowed))
+    walk = _Walk(tracker or Tracker(), parsed if parsed is not None else {}, tuple(allowed), skipped=[] if skipped is None else skipped)
     by_name: dict[str, Skill] = {}
     for root, base, identity in zip(roots, bases or [None] * len(roots), identities or [None] * len(roots)):
         by_name.update(_discover_root(Path(root), Path(base or root), identity, walk))
@@ -102,6 +106,7 @@ def _discover_root(root: Path, base_path: Path, identity: fsutil.Identity | None
     for skill in _root_skills(root, base_path, identity, walk):
         if skill.name in found:
             walk.diagnostics.append(f"{skill.location}: duplicate skill name {skill.name!r}; {found[skill.name].location} kept")
+            walk.skipped.append((skill.location, "duplicate name"))
         else:
             found[skill.name] = skill
     return found
@@ -213,10 +218,12 @@ def _read_skill(base: _Base, relative: str, walk: _Walk, directory: int) -> Skil
         raw = _read_bytes(base, relative, walk, directory)
     except fsutil.Refused as refused:
         walk.diagnostics.append(_refusal(path, refused))
+        walk.skipped.append((str(path), refused.reason))
         return None
     except OSError as error:
         _track_link(path, walk.tracker)
         walk.diagnostics.append(f"{path}: cannot be read ({error.strerror or error}); skipped")
+        walk.skipped.append((str(path), "cannot be read"))
         return None
     return _skill_from(path, raw, walk)
 
@@ -257,6 +264,7 @@ def _skill_from(path: Path, raw: bytes, walk: _Walk) -> Skill | None:
     if not description:
         why = problem or "no `description` in its frontmatter"
         walk.diagnostics.append(f"{path}: {why}; skill skipped")
+        walk.skipped.append((str(path), "unreadable frontmatter" if problem else "no description" if found else "no frontmatter"))
         return None
     name = _single_line(metadata.get("name")) or path.parent.name
     return Skill(name, description, str(path), version, metadata)
@@ -413,9 +421,10 @@ def build(
     """
     workspace_root = Path(os.path.abspath(workspace_root))
     extra = [Path(directory) for directory in cfg.skills.extra_dirs]
+    skipped: list[tuple[str, str]] = []
     found, diagnostics = discover(
         extra + [workspace_root / "skills"], tracker, bases=[*extra, workspace_root],
-        identities=[*[None] * len(extra), workspace_identity], allowed=allowed_targets(cfg), parsed=parsed,
+        identities=[*[None] * len(extra), workspace_identity], allowed=allowed_targets(cfg), parsed=parsed, skipped=skipped,
     )  # fmt: skip
     diagnostics += tuple(f"{d}: skills.load.extraDirs entry is not a directory" for d in extra if not d.is_dir())
     diagnostics += tuple(
@@ -433,7 +442,13 @@ def build(
     listed = {skill.name for skill in candidates[: listing.count]}
     within_count = {skill.name for skill in candidates}
     entries = tuple(_entry(skill, reasons[skill.name], listed, within_count) for skill in shown)
-    return SkillsBlock(listing.text, entries, listing.note, diagnostics)
+    shown_skipped = tuple((_shown_location(path, workspace_root), why) for path, why in skipped)
+    return SkillsBlock(listing.text, entries, listing.note, diagnostics, shown_skipped)
+
+
+def _shown_location(path: str, workspace_root: Path) -> str:
+    location = Path(path)
+    return location.relative_to(workspace_root).as_posix() if location.is_relative_to(workspace_root) else path
 
 
 def allowed_targets(cfg: ResolvedConfig) -> tuple[str, ...]:

@@ -1,0 +1,111 @@
+"""How section templates and partials compile and run: Jinja's immutable sandbox with our rules
+(partials with the section's context, no `extends`, no sets), and the loader serving partials."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import jinja2
+from jinja2 import nodes
+from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+from . import partials as partials_mod
+
+
+class UnorderedResult(Exception):
+    """A template made a set (dictionary keys minus something), whose order is the hash seed's."""
+
+
+class PartialRefused(Exception):
+    """An include or import named something that is not a partial inside the template dirs."""
+
+
+class SectionEnvironment(ImmutableSandboxedEnvironment):
+    """Jinja as sections use it. Partials get the including section's context (an import too:
+    `with` / `without context` is ignored), `{% extends %}` is refused, and a `-` that yields a
+    set is refused: nothing a template can make has an order that changes between processes."""
+
+    intercepted_binops = frozenset({"-"})
+
+    def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
+        result = super().call_binop(context, operator, left, right)
+        if isinstance(result, (set, frozenset)):
+            raise UnorderedResult(
+                f"'{operator}' here gives a set, whose order changes from one process to the next;"
+                " keep an order with a filter instead: `a | reject('in', b) | list`"
+            )
+        return result
+
+    def compile(self, source: Any, name: str | None = None, filename: str | None = None,
+                raw: bool = False, defer_init: bool = False) -> Any:  # fmt: skip
+        if isinstance(source, str):
+            source = self.parse(source, name, filename)
+        extends = next(source.find_all(nodes.Extends), None)
+        if extends is not None:
+            raise jinja2.TemplateSyntaxError(EXTENDS_REFUSED, extends.lineno, name, filename)
+        for node in source.find_all((nodes.Import, nodes.FromImport, nodes.Include)):
+            node.with_context = True
+        if raw:
+            return super().compile(source, name, filename, True, defer_init)
+        return super().compile(source, name, filename, False, defer_init)
+
+
+EXTENDS_REFUSED = "'{% extends %}' is not supported: a section is not a page (share text with include or import of a partial)"
+
+
+def make_environment(loader: jinja2.BaseLoader | None = None) -> jinja2.Environment:
+    """How every section template is compiled and run: the one place that says so.
+
+    Templates come from the user's template dirs, so they are code we did not write: the sandbox
+    refuses private and dunder attributes (`lipsum.__globals__`) and unsafe callables, and the
+    immutable variant refuses changing a list or dict, so one section cannot alter what the next
+    one reads. Partials come from `loader` only, never from Jinja's own cache (a Renderer keeps
+    compiled partials by source).
+    """
+    return SectionEnvironment(
+        undefined=jinja2.StrictUndefined,  # a missing variable is an error, never an empty string
+        autoescape=False,  # prompts are plain text, not HTML
+        trim_blocks=True,  # a block tag's own newline is not output
+        lstrip_blocks=True,  # indentation before a block tag is not output
+        keep_trailing_newline=True,  # an included partial ends with its newline, as the file does (sections are trimmed)
+        loader=loader,
+        cache_size=0,  # an edited partial keeps its name: Jinja's cache by name would serve the old one
+    )
+
+
+class PartialLoader(jinja2.BaseLoader):
+    """Serves the partials of the render in progress (read up front by the catalogue stage),
+    compiled by `compiled(path, source)` (a Renderer keeps them by source)."""
+
+    def __init__(self, compiled: Callable[[str, str], jinja2.Template]) -> None:
+        self.compiled = compiled
+        self.partials: partials_mod.Partials = partials_mod.EMPTY
+
+    def get_source(self, environment: jinja2.Environment, template: str) -> tuple[str, str, Callable[[], bool]]:
+        partial = self.find(template)
+        return partial.source or "", partial.path, lambda: True
+
+    def load(self, environment: jinja2.Environment, name: str, globals: Any = None) -> jinja2.Template:
+        partial = self.find(name)
+        return self.compiled(partial.path, partial.source or "")
+
+    def find(self, name: str) -> partials_mod.Partial:
+        """The partial an include of `name` gets; a refused or unusable name raises."""
+        problem = partials_mod.check_name(name)
+        if problem is not None:
+            raise PartialRefused(problem)
+        found = self.partials.by_name.get(name)
+        if found is None:
+            raise jinja2.TemplateNotFound(name, f"partial {name!r} not found (looked in {', '.join(self.partials.searched)})")
+        if found.source is None:
+            raise PartialRefused(f"partial {name!r} cannot be used: {found.problem}")
+        return found
+
+
+ENV = make_environment()
+"""For parsing and static checks (`promptc lint`); rendering goes through a Renderer's own."""
+BYTECODE_SALT = "promptc-sections-3:"
+"""Prefixes every bytecode-cache key: Jinja keys compiled code on the source alone, so code
+compiled with other settings (an older promptc: imports without context, trailing newlines
+dropped) would be reused. Change it whenever make_environment or SectionEnvironment.compile
+changes how a source compiles."""
