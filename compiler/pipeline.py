@@ -124,7 +124,8 @@ def run_stages(src: Sources, run: RunFacts, session_state: Path | None = None, n
     files, drops = read, tuple[filters.Drop, ...]()
     if reads_workspace:
         files, drops = filters.apply_with_drops(read, cfg, run, setup_complete=after.setup_complete, workspace=root, plugins=src.plugins)
-    loaded, seen = _workspace_half(src, files, cfg, root, session_state, skills=reads_workspace)
+    notice_files = _with_chat_dropped(files, read, drops)
+    loaded, seen = _workspace_half(src, files, notice_files, cfg, root, session_state, skills=reads_workspace)
     contribution = providers.resolve(cfg, run, src.contributions(), plugins=src.plugins)
     templates = src.sections(cfg)
     cache_tiers.check_sections(cfg.cache, {spec.id: spec.side for spec in templates.sections})
@@ -152,11 +153,27 @@ def _present(files, name: str) -> bool:
     return any(f.name == name and f.status != "missing" for f in files)
 
 
+def _with_chat_dropped(
+    files: Sequence[WorkspaceFile], read: Sequence[WorkspaceFile], drops: Sequence[filters.Drop]
+) -> tuple[WorkspaceFile, ...]:
+    """The files the truncation notice counts: those injected, plus what the chat-type filter
+    left out of a group chat (MEMORY.md). So a group chat shows the notice its owner's direct
+    chat does, and the two share their first cache tier, where the notice sits (issue 11)."""
+    chat = {drop.file for drop in drops if drop.filter == "chat"}
+    if not chat:
+        return tuple(files)
+    order = {f.name: index for index, f in enumerate(read)}
+    left_out = [f for f in read if f.name in chat]
+    return tuple(sorted((*files, *left_out), key=lambda f: order.get(f.name, len(order))))
+
+
 def _workspace_half(
-    src: Sources, files, cfg: ResolvedConfig, root: Path, session_state: Path | None, *, skills: bool
+    src: Sources, files: Sequence[WorkspaceFile], notice_files: Sequence[WorkspaceFile], cfg: ResolvedConfig,
+    root: Path, session_state: Path | None, *, skills: bool,
 ) -> tuple[LoadedWorkspace, tuple | None]:
     context_files = budget.apply(files, cfg.budgets)
-    signature = budget.signature(context_files, cfg.budgets)
+    counted = context_files if notice_files == tuple(files) else budget.apply(notice_files, cfg.budgets)
+    signature = budget.signature(counted, cfg.budgets)
     previous = src.seen_signatures(session_state)
     decision = budget.decide_notice(cfg.budgets.warning, signature, previous)
     block = src.skills(cfg, root) if skills else SkillsBlock("")

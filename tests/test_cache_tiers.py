@@ -97,6 +97,17 @@ def test_a_group_chat_shares_the_first_two_tiers_with_the_direct_chat(run_cli, m
     assert [unit["name"] for unit in group["tiers"][2]["units"]] == ["section:silent_replies"]
 
 
+def test_a_group_chat_shares_the_first_tier_also_when_memory_is_cut(run_cli, make_workspace):
+    """MEMORY.md over budget puts the truncation notice in tier 1; a group chat, which leaves
+    MEMORY.md out, shows the same notice so the two chats still share that tier."""
+    workspace = make_workspace({**FILES, "MEMORY.md": "# Memory\n\n" + "- a long note worth keeping\n" * 400})
+    direct = compiled(run_cli, workspace, "--set", "agents.defaults.bootstrapMaxChars=2000")
+    group = compiled(run_cli, workspace, "--set", "agents.defaults.bootstrapMaxChars=2000", "--chat-type", "group")
+    assert "## Bootstrap Context Notice" in direct["stable"] and "## Bootstrap Context Notice" in group["stable"]
+    assert [f["name"] for f in group["files"] if f["status"] == "truncated"] == []  # nothing is cut in the group
+    assert keys(group)[:2] == keys(direct)[:2]
+
+
 def test_configured_tiers_move_files_and_sections_and_empty_tiers_vanish(run_cli, make_workspace):
     workspace = make_workspace(FILES)
     data = compiled(run_cli, workspace, "--set", "prompt.cache.tiers=[[sections, AGENTS.md, SOUL.md], [], [MEMORY.md]]")

@@ -26,7 +26,8 @@ def test_contribution_replaces_tool_call_style_and_places_prefix_and_suffix(make
     assert "## Tool Call Style\nX" in prompt.stable
     assert "Routine, low-risk tool calls" not in prompt.text
     assert "approvals" not in ids
-    assert prompt.stable.index("P-text") < prompt.stable.index("## Safety")
+    # A provider's stable text ends the stable part, so a model switch re-writes only its last tier.
+    assert prompt.stable.endswith("P-text") and "section:provider_prefix" in prompt.tiers[-1].units
     assert "D-text" in prompt.volatile
     assert prompt.volatile.index("## Reactions") < prompt.volatile.index("D-text")
     assert prompt.volatile.index("D-text") < prompt.volatile.index("## Heartbeats") < prompt.volatile.index("## Runtime")
@@ -81,7 +82,18 @@ def test_gpt5_overlay_adds_a_stable_contract_and_interaction_style(make_workspac
     claude = compile_prompt(Request(run=RunFacts(model="anthropic/claude-sonnet-4-5"), workspace=ws))
     assert "<behaviour_contract>" in gpt.stable and "<behaviour_contract>" not in claude.text
     assert "## Interaction Style" in gpt.stable and "## Interaction Style" not in claude.text
-    assert gpt.stable.index("<behaviour_contract>") < gpt.stable.index("## Safety")
+    assert gpt.stable.index("## Safety") < gpt.stable.index("## Interaction Style") < gpt.stable.index("<behaviour_contract>")
+
+
+
+def test_a_model_switch_rewrites_only_the_last_cache_tier(make_workspace):
+    ws = make_workspace({"AGENTS.md": "Rules.\n", "SOUL.md": "Calm.\n", "USER.md": "Ana.\n", "MEMORY.md": "- a note\n"})
+    gpt = compile_prompt(Request(run=RunFacts(model="openai/gpt-5.5"), workspace=ws))
+    claude = compile_prompt(Request(run=RunFacts(model="anthropic/claude-sonnet-4-5"), workspace=ws))
+    assert len(gpt.tiers) == len(claude.tiers) == 3
+    assert gpt.tiers[-1].units[-2:] == ("section:interaction_style", "section:provider_prefix")
+    assert [t.key for t in gpt.tiers[:2]] == [t.key for t in claude.tiers[:2]]
+    assert gpt.tiers[2].key != claude.tiers[2].key
 
 
 def test_gpt5_personality_off_keeps_the_contract_but_not_the_style(make_workspace):
@@ -119,7 +131,7 @@ def test_entry_point_plugins_contribute(monkeypatch, make_workspace):
     finally:
         providers.installed_plugins.cache_clear()
     assert "From a plugin for main." in prompt.stable
-    assert prompt.stable.index("## Plugin") < prompt.stable.index("## Safety")
+    assert prompt.stable.index("## Safety") < prompt.stable.index("## Plugin") and prompt.stable.endswith("From a plugin for main.")
 
 
 def test_a_contribution_file_that_is_not_a_mapping_is_an_error(run_cli, make_workspace, write_yaml):

@@ -18,11 +18,13 @@ MARKER = "<!-- PROMPT_CACHE_BOUNDARY -->"
 # notices and Workspace Files), with the sections issue 10 added (bootstrap_pending,
 # reasoning_format), plus our startup_memory block right after dynamic_context.
 STABLE_ORDER = [
-    "identity", "tooling", "subagent_delegation", "interaction_style", "tool_call_style",
-    "execution_bias", "provider_prefix", "safety", "control", "skills", "memory_recall",
+    "identity", "tooling", "subagent_delegation", "tool_call_style",
+    "execution_bias", "safety", "control", "skills", "memory_recall",
     "self_update", "model_aliases", "workspace", "documentation", "sandbox", "date_time",
     "bootstrap_pending", "bootstrap_notice", "workspace_files", "output_directives",
     "reasoning_format", "project_context", "silent_replies",
+    # Provider content changes with the model: it ends the stable part, in the last cache tier.
+    "interaction_style", "provider_prefix",
 ]  # fmt: skip
 VOLATILE_ORDER = [
     "dynamic_context", "startup_memory", "approvals", "authorized_senders", "control_ui",

@@ -27,7 +27,8 @@ class Contribution:
     """What one provider adds to the prompt."""
 
     stable_prefix: str | None = None
-    """Text placed above the boundary, before the safety section."""
+    """Text placed at the end of the stable part, after the silent-replies section, so a model
+    switch re-sends only the last cache tier."""
     dynamic_suffix: str | None = None
     """Text placed below the boundary, before the heartbeats and runtime sections."""
     section_overrides: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
