@@ -263,7 +263,9 @@ def _precompiled(text: str, workspace: Path) -> tuple[jinja2.Template, dict[str,
 
 def cold_start(scratch: Path, reps: float) -> None:
     python = sys.executable
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    # Bytecode as an installed package has it: a PYTHONDONTWRITEBYTECODE environment (this
+    # sandbox sets it) would otherwise compile every edited module from source on every run.
+    env = {**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}, "PYTHONPATH": str(REPO)}
     okbest = CORPUS / "okbest2024-backup"
     commands = {
         "bare": [python, "-c", "import jinja2, yaml"],

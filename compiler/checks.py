@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from .errors import RunFactsError
 from .frozen import EMPTY, FrozenMap, freeze_plain

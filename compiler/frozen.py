@@ -8,7 +8,8 @@ the config or run file), and a set, whose order changes with the hash seed, is r
 from __future__ import annotations
 
 import datetime
-from typing import Any, Hashable, Iterable, Iterator, Mapping
+from collections.abc import Hashable, Iterable, Iterator, Mapping
+from typing import Any
 
 
 class FrozenMap(Mapping[str, Any]):

@@ -171,8 +171,8 @@ def _workspace_half(
     src: Sources, files: Sequence[WorkspaceFile], notice_files: Sequence[WorkspaceFile], cfg: ResolvedConfig,
     root: Path, session_state: Path | None, *, skills: bool,
 ) -> tuple[LoadedWorkspace, tuple | None]:
-    context_files = budget.apply(files, cfg.budgets)
-    counted = context_files if notice_files == tuple(files) else budget.apply(notice_files, cfg.budgets)
+    context_files = budget.apply(files, cfg.budgets, src.cuts)
+    counted = context_files if notice_files == tuple(files) else budget.apply(notice_files, cfg.budgets, src.cuts)
     signature = budget.signature(counted, cfg.budgets)
     previous = src.seen_signatures(session_state)
     decision = budget.decide_notice(cfg.budgets.warning, signature, previous)

@@ -83,6 +83,7 @@ class Sources:
         self.spec_cache: LRU[tuple, catalogue.SectionSpec] = LRU(512)
         self.skill_cache: LRU[str, Any] = LRU(PARSE_CACHE_SIZE)
         self.heartbeat_cache: LRU[str, bool] = LRU(8)
+        self.cuts: budget.Cuts = LRU(32)  # a few per file: the total budget left can vary by session
         self.renderer = render.Renderer()
         self.reset()
 

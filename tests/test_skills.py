@@ -338,6 +338,17 @@ def _xml_equivalent(text: str) -> str:
     return "".join("\ufffd" if ord(c) in forbidden else c for c in joined)
 
 
+def test_xml_escape_changes_exactly_the_characters_xml_cannot_hold_as_they_are() -> None:
+    """Every code point of the basic plane, one at a time: the five specials and the line
+    breaks become references, what XML forbids becomes U+FFFD, every other one is left alone."""
+    references = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;",
+                  "\n": "&#10;", "\r": "&#13;", "\x85": "&#133;", "\u2028": "&#8232;", "\u2029": "&#8233;"}  # fmt: skip
+    for point in [*range(0x10000), 0x1F600, 0x10FFFF]:
+        char = chr(point)
+        expected = references.get(char, _xml_equivalent(char))
+        assert skills.xml_escape(f"a{char}b") == f"a{expected}b", hex(point)
+
+
 def test_control_characters_in_a_skill_name_are_replaced_not_passed_through(tmp_path: Path) -> None:
     write_files(tmp_path, {"skills/one/SKILL.md": '---\nname: "a\\x00b\\x01c\\uFFFEd"\ndescription: ok\n---\n'})
     block = build(tmp_path)

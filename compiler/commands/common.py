@@ -149,23 +149,40 @@ def now_utc() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+_CLEAN: list[str] = [""]
+"""The last text emit checked for lone surrogates: a warm render printing the same prompt
+again (render_output hands back the same string) is not scanned again."""
+
+
 def emit(text: str, out: Path | None) -> None:
     """Print (`--out -` too), or write to `--out` (atomically for a file, also behind a
     symlink; in place for a device or FIFO). Lone surrogates (an undecodable file name in a
     warning) become U+FFFD, so the output is always valid UTF-8."""
-    text = replace_surrogates(text)
+    if text is not _CLEAN[0]:
+        text = _CLEAN[0] = replace_surrogates(text)
     if out is None or str(out) == STDIN:
         sys.stdout.write(text)
     else:
         write_output(out, [text.encode("utf-8")])
 
 
+_RENDERED: list[tuple[Prompt, tuple[bool, str], str]] = []
+"""The last prompt render_output formatted (held, so `is` can recognise it), how, and the text."""
+
+
 def render_output(args: argparse.Namespace, prompt: Prompt) -> str:
     """What `render` (and `render --watch`) prints: the section list (as text or JSON), or the
-    prompt in `--format`."""
+    prompt in `--format`. A warm Compiler hands back the same Prompt for a repeat turn, and
+    then this is the same string as last time."""
+    how = (bool(args.list_sections), args.format)
+    if _RENDERED and _RENDERED[0][0] is prompt and _RENDERED[0][1] == how:
+        return _RENDERED[0][2]
     if args.list_sections:
-        return payloads.dumps(context.section_rows(prompt)) if args.format == "json" else context.section_list(prompt)
-    return payloads.serialise(payloads.FORMATS[args.format](prompt))
+        text = payloads.dumps(context.section_rows(prompt)) if args.format == "json" else context.section_list(prompt)
+    else:
+        text = payloads.serialise(payloads.FORMATS[args.format](prompt))
+    _RENDERED[:] = [(prompt, how, text)]
+    return text
 
 
 def records_state(args: argparse.Namespace) -> bool:

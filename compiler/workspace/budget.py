@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, MutableMapping, Sequence
 
 from ..model import Budgets, ContextFile, FileStatus, WorkspaceFile
 from .state import read_json_object, write_json_atomic
@@ -230,7 +230,12 @@ def missing_marker(name: str) -> str:
     return f"[{name} does not exist in this workspace yet]"
 
 
-def apply(files: Sequence[WorkspaceFile], budgets: Budgets) -> tuple[ContextFile, ...]:
+Cuts = MutableMapping[tuple[str, int, str], tuple[str, int, bool]]
+"""(name, limit, content) -> (injected text, trimmed length, cut?): a warm compiler keeps one,
+so a turn with new facts does not cut the same file again (an AGENTS.md digest is costly)."""
+
+
+def apply(files: Sequence[WorkspaceFile], budgets: Budgets, cuts: Cuts | None = None) -> tuple[ContextFile, ...]:
     """Walk the files in order within `budgets`: each gets its injected text, status and counts.
 
     Missing files inject a short marker; once fewer than 64 characters of the total remain,
@@ -239,28 +244,35 @@ def apply(files: Sequence[WorkspaceFile], budgets: Budgets) -> tuple[ContextFile
     remaining = budgets.total_max_chars
     result: list[ContextFile] = []
     for file in files:
-        placed = _place(file, budgets.max_chars, remaining)
+        placed = _place(file, budgets.max_chars, remaining, {} if cuts is None else cuts)
         remaining -= placed.injected_chars
         result.append(placed)
     return tuple(result)
 
 
-def _place(file: WorkspaceFile, max_chars: int, remaining: int) -> ContextFile:
+def _place(file: WorkspaceFile, max_chars: int, remaining: int, cuts: Cuts) -> ContextFile:
     """One file's fate given the characters of total budget still available."""
-    trimmed = (file.content or "").rstrip()
     if file.status == "skipped":
         return _context(file, "", "skipped", file.reason, raw=0)
     if remaining < MIN_REMAINING:
-        return _context(file, "", "dropped", "total budget", raw=len(trimmed))
+        return _context(file, "", "dropped", "total budget", raw=len((file.content or "").rstrip()))
     if file.status == "missing":
         marker = missing_marker(file.name)[: min(max_chars, remaining)]
         return _context(file, marker, "missing", None, raw=0)
-    text = truncate_for(file.name, trimmed, min(max_chars, remaining))
-    if text == trimmed:
-        return _context(file, text, "ok", None, raw=len(trimmed))
-    return _context(
-        file, text, "truncated", _cut_reason(len(trimmed), max_chars, remaining), raw=len(trimmed)
-    )
+    text, raw, cut = _cut(file.name, file.content or "", min(max_chars, remaining), cuts)
+    if not cut:
+        return _context(file, text, "ok", None, raw=raw)
+    return _context(file, text, "truncated", _cut_reason(raw, max_chars, remaining), raw=raw)
+
+
+def _cut(name: str, content: str, limit: int, cuts: Cuts) -> tuple[str, int, bool]:
+    key = (name, limit, content)
+    found = cuts.get(key)
+    if found is None:
+        trimmed = content.rstrip()
+        text = truncate_for(name, trimmed, limit)
+        found = cuts[key] = (text, len(trimmed), text != trimmed)
+    return found
 
 
 def _cut_reason(raw: int, max_chars: int, remaining: int) -> str:

@@ -6,9 +6,11 @@ import errno
 import functools
 import hashlib
 import os
+import re
+from collections.abc import Callable, Iterator, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping, MutableMapping, Sequence
+from typing import Any
 
 from .. import fsutil
 from ..errors import Location, WorkspaceError
@@ -597,7 +599,13 @@ and CR; surrogates; U+FFFE and U+FFFF)."""
 _XML_TABLE = {**dict.fromkeys(_XML_FORBIDDEN, "\ufffd"), **{ord(k): v for k, v in _XML_ESCAPES.items()}}
 
 
+_XML_SPECIAL = re.compile(r"[&<>\"'\n\r\x85\u2028\u2029\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+"""Any character xml_escape changes (most fields hold none: they are returned as they are)."""
+
+
 def xml_escape(text: str) -> str:
     """Text safe inside one XML element on one line: the five special characters and line
     breaks as references, characters XML forbids replaced by U+FFFD."""
+    if _XML_SPECIAL.search(text) is None:
+        return text
     return replace_surrogates(text).translate(_XML_TABLE)
