@@ -1,7 +1,7 @@
 """Script (not a test): kill -9 a `transcript repair` while it writes, then check the next repair cleans up.
 
 Writes a session file of about --mb MiB with a few faults (bench_transcript_repair's), starts
-`python -m compiler transcript repair FILE` in a child process, waits until the child's temp file
+`python -m promptc transcript repair FILE` in a child process, waits until the child's temp file
 (`.FILE.repair-<host>-<pid>-<hex>.tmp`) holds --kill-at of the file, and sends it SIGKILL. Then it
 checks that the session file is byte for byte what it was, that the temp file was left behind and
 no backup was made yet, and runs the repair again: the leftover must be gone, the file repaired,

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from .model import ContextFile, Prompt, RunFacts, Sandbox, Tool
     from .pipeline import Request, StateUpdate
 
+    __version__: str
 _EXPORTS: dict[str, tuple[str, str]] = {
     "Compiler": ("engine", "Compiler"),
     "ContextFile": ("model", "ContextFile"),
@@ -64,7 +65,7 @@ def version() -> str:
         return "0+unknown"
 
 
-def __getattr__(name: str) -> Any:
+def _lazy(name: str) -> Any:
     # `__version__` is looked up lazily too: reading distribution metadata costs milliseconds that
     # a runtime importing promptc on every start should not pay unless it asks.
     if name == "__version__":
@@ -75,6 +76,10 @@ def __getattr__(name: str) -> Any:
     value = getattr(importlib.import_module(f"{__name__}.{module}"), attribute)
     globals()[name] = value  # later lookups are plain attribute reads
     return value
+
+
+if not TYPE_CHECKING:  # a type checker sees the imports above, so a misspelt name is an error
+    __getattr__ = _lazy
 
 
 def __dir__() -> list[str]:

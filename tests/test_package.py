@@ -164,6 +164,28 @@ def test_installed_package_imports_as_promptc_with_its_version_and_never_as_comp
     assert cli.stdout.strip() == f"promptc {expected}"
 
 
+def test_a_users_type_checker_sees_the_real_names_of_the_installed_package(installed, tmp_path):
+    """Through the wheel's py.typed: real signatures, and a misspelt name is an error (the lazy
+    facade's module __getattr__ is hidden from type checkers)."""
+    _, target = installed
+    (tmp_path / "user.py").write_text(
+        "import promptc\n"
+        "from promptc import Compiler, RunFacts, to_anthropic\n"
+        "version: str = promptc.__version__\n"
+        "payload: dict = to_anthropic(Compiler().compile(RunFacts()))\n"
+        "reveal_type(to_anthropic)\n"
+        "promptc.compile_promt\n"
+    )
+    env = {**os.environ, "MYPYPATH": str(target)}
+    done = subprocess.run([sys.executable, "-m", "mypy", "--no-incremental", "user.py"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True)  # fmt: skip
+    lines = done.stdout.splitlines()
+    assert any("user.py:5: note: Revealed type is" in line and "Prompt" in line and "dict[" in line for line in lines), done.stdout
+    assert [line for line in lines if ": error:" in line] == [
+        'user.py:6: error: Module has no attribute "compile_promt"  [attr-defined]'
+    ], done.stdout
+
+
 def test_python_dash_m_promptc_renders_the_example_from_the_checkout(installed):
     _, target = installed
     done = _run(target, REPO, "-m", "promptc", "render", "--config", "examples/config.yaml", "--run", "examples/run.yaml")

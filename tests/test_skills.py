@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from promptc.model import SkillsConfig
-from promptc.workspace import skills
+from promptc.workspace import frontmatter, skills
 from tests import strategies
 from tests.factories import make_config, write_files
 
@@ -437,3 +437,22 @@ def test_no_corpus_workspace_reaches_a_cap() -> None:
     for folder in sorted(p for p in CORPUS.iterdir() if p.is_dir()):
         block = skills.build(make_config(), folder, env={}, which=lambda name: None, platform="linux")
         assert not any("per-compile limit" in d or "requirements (at most" in d for d in block.diagnostics), folder.name
+
+
+# --------------------------------------------------------------------------- the same delimiters as workspace files
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "---\nname: a\ndescription: closed by dots\n...\nbody\n",
+        "---  \nname: a\ndescription: trailing blanks on the delimiters\n---\t\nbody\n",
+        "----\nname: a\ndescription: four dashes open nothing\n----\nbody\n",
+        "...\nname: a\ndescription: dots do not open\n---\nbody\n",
+        "---\nname: a\ndescription: never closed\n",
+        "---\n---\nbody\n",
+    ],
+)
+def test_a_skill_md_block_is_found_exactly_where_a_workspace_file_block_would_be(text: str) -> None:
+    metadata, _ = skills.skill_metadata(text)
+    assert metadata == frontmatter.split(text).metadata

@@ -6,7 +6,7 @@ providers and models: a cache read of 1,000 tokens at 0.1 costs what 100 uncache
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Mapping
 
@@ -46,14 +46,8 @@ ANTHROPIC = Rules(
     min_tokens=1024,
     notes=("write 1.25x (5m) or 2x (1h), read 0.1x, lifetime refreshed on every hit, 1,024-token minimum",),
 )
-BEDROCK = Rules(
-    name="bedrock",
-    explicit=True,
-    read=0.1,
-    write=MappingProxyType({"5m": 1.25, "1h": 2.0}),
-    ttl_seconds=MappingProxyType({"5m": 300, "1h": 3600}),
-    min_tokens=1024,
-    notes=("Claude models on Bedrock: priced like Anthropic; a cachePoint per tier",),
+BEDROCK = replace(
+    ANTHROPIC, name="bedrock", notes=("Claude models on Bedrock: priced like Anthropic; a cachePoint per tier",)
 )
 OPENAI = Rules(
     name="openai",

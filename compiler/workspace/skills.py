@@ -274,10 +274,18 @@ def _skill_from(path: Path, raw: bytes, walk: _Walk) -> Skill | None:
 
 @functools.cache
 def _metadata_block() -> Any:
-    """python-frontmatter's YAML block finder, imported only when a SKILL.md is read."""
+    """python-frontmatter's YAML block finder, imported only when a SKILL.md is read, with the
+    delimiters of workspace files: a first line `---`, closed by the first `---` or `...` line
+    (trailing spaces and tabs allowed), so a SKILL.md and an AGENTS.md split the same way."""
     import frontmatter as python_frontmatter  # the python-frontmatter distribution
 
-    return python_frontmatter.YAMLHandler()
+    class Handler(python_frontmatter.YAMLHandler):
+        FM_BOUNDARY = re.compile(r"^(?:---|\.\.\.)[ \t]*$", re.MULTILINE)
+
+        def detect(self, text: str) -> bool:
+            return text.split("\n", 1)[0].rstrip(" \t") == frontmatter.OPENING_DELIMITER
+
+    return Handler()
 
 
 def skill_metadata(text: str) -> tuple[Mapping[str, Any] | None, str | None]:
