@@ -135,7 +135,7 @@ def run_stages(src: Sources, run: RunFacts, session_state: Path | None = None, n
     user = uservars.resolve(cfg, run)
     contexts = variables.build(cfg, run, routed, contribution, shown_dir, user)
     rendered = src.renderer.render(selected, contexts, cfg.boundary_marker, mode, templates.partials, cfg.cache)
-    notes = src.config_set().notes + _workspace_notes(shown_dir, root)
+    notes = src.config_set().notes + templates.notes + _workspace_notes(shown_dir, root)
     report = _Report(user, _filtered_rows(read, drops, run), templates.origins)
     prompt = _assemble(rendered, cfg, run, loaded, notes, report)
     changed = after if after != before else None

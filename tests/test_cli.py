@@ -47,6 +47,12 @@ def test_unknown_run_fact_key(run_cli, write_yaml, make_workspace):
     assert_one_line_error(code, out, err, f"{run}:2:1: unknown run-fact key 'chanel' (did you mean 'channel'?)")
 
 
+def test_an_unknown_run_fact_key_with_no_near_name_points_at_vars(run_cli, write_yaml, make_workspace):
+    run = write_yaml("run.yaml", "session: main\ncompany: Acme\n")
+    code, out, err = run_cli("render", "--run", run, "--workspace", make_workspace({}))
+    assert_one_line_error(code, out, err, f"{run}:2:1: unknown run-fact key 'company' (a value for a template's own variable goes under `vars:`)")
+
+
 def test_bad_run_fact_value(run_cli, write_yaml, make_workspace):
     run = write_yaml("run.yaml", "session: nap\n")
     code, out, err = run_cli("render", "--run", run, "--workspace", make_workspace({}))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ def user_dir(tmp_path):
 
     def write(files: dict[str, str]) -> Path:
         for name, text in files.items():
+            (directory / name).parent.mkdir(parents=True, exist_ok=True)
             (directory / name).write_text(text, encoding="utf-8")
         return directory
 
@@ -275,11 +277,37 @@ def test_a_dir_of_lookalikes_is_a_finding_naming_them(run_cli, tmp_path, name):
     assert out.startswith(f"{templates}:1:1: template directory contributes no section and no partial: {name} looks like a template")
 
 
-def test_a_lookalike_beside_real_sections_is_a_finding(run_cli, user_dir):
-    directory = user_dir({"greeting.md.j2": CLASH.replace("order: 800", "order: 801"), "draft.j2": "---\nid: draft\n---\n"})
+MISNAMED = "is not read as one: section files are named NAME.md.j2, in the template dir or its sections/ folder"
+IN_PARTIALS = "is in partials/, which holds partials, not sections: move it to the template dir or its sections/ folder"
+
+
+@pytest.mark.parametrize(
+    ("where", "why"),
+    [
+        ("draft.j2", MISNAMED),
+        ("draft.MD.J2", MISNAMED),
+        ("mysections/draft.md.j2", MISNAMED),
+        ("sections/sub/draft.md.j2", MISNAMED),
+        ("partials/draft.md.j2", IN_PARTIALS),
+    ],
+)
+def test_a_section_file_that_is_not_read_beside_real_sections_is_a_finding_and_a_warning(
+    run_cli, user_dir, make_workspace, where, why
+):
+    draft = "---\nid: draft\norder: 990\nside: stable\nmodes: [full]\n---\nDraft text.\n"
+    directory = user_dir({"greeting.md.j2": CLASH.replace("order: 800", "order: 801"), where: draft})
     code, out, _ = run_cli("lint", "--templates", directory)
     assert code == 1
-    assert f"{directory}/draft.j2:1:1: 'draft.j2' looks like a section but is not read: section files are named NAME.md.j2" in out
+    name = where.rsplit("/", 1)[-1]
+    assert f"{directory}/{where}:1:1: '{name}' has section metadata but {why}" in out.splitlines()
+    code, out, err = run_cli("render", "--templates", directory, "--workspace", make_workspace({}), "--format", "json")
+    assert code == 0 and "Draft text." not in out
+    assert f"{directory}/{where}: has section metadata but {why}" in json.loads(out)["warnings"]
+
+
+def test_a_partial_without_metadata_is_no_finding(run_cli, user_dir):
+    directory = user_dir({"greeting.md.j2": CLASH.replace("order: 800", "order: 801"), "partials/rules.md.j2": "---\n- a rule\n"})
+    assert run_cli("lint", "--templates", directory)[0] == 0
 
 
 def _partial_dir(tmp_path, section_body: str, partials: dict[str, str], side: str = "stable"):

@@ -165,6 +165,12 @@ def test_list_sections_as_json_has_source_and_overrides_for_every_section(run_cl
     assert rows["voice"]["active"] is False and rows["voice"]["source"] == "builtin:voice.md.j2"
 
 
+def test_list_sections_refuses_a_payload_format_instead_of_printing_text(run_cli, make_workspace):
+    code, out, err = run_cli("render", "--workspace", make_workspace({}), "--list-sections", "--format", "anthropic")
+    assert (code, out) == (2, "")
+    assert err == "promptc: error: --format anthropic: --list-sections prints text or json\n"
+
+
 @pytest.mark.parametrize("names", [["safety.j2"], ["safety.md"], ["sections/safety.jinja", "notes.txt"]])
 def test_a_dir_that_contributes_nothing_is_an_error_naming_the_lookalikes(tmp_path, make_workspace, names):
     templates = tmp_path / "mytemplates"

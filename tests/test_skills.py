@@ -79,7 +79,7 @@ def test_version_is_the_sha256_prefix_of_the_raw_bytes_and_follows_every_byte(
     [
         (skill_md("x", None), "no `description`"),
         ("---\nname: x\ndescription: a: b\n---\n", "not valid YAML"),
-        ("# no frontmatter at all\n", "no `description`"),
+        ("# no frontmatter at all\n", "no frontmatter (a `---` block with name and description); skill skipped"),
         ("---\nname: x\ndescription: never closed\n", "never closed"),
     ],
     ids=["no-description", "bad-yaml", "no-frontmatter", "unclosed"],

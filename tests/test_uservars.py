@@ -180,8 +180,10 @@ def test_reserved_names_and_bad_names_are_refused_in_the_declaration(write_yaml)
     with pytest.raises(ConfigError) as info:
         layers.load([config])
     lines = info.value.lines()
-    assert "'items' is reserved" in lines[0] and "c.yaml:3:5" in lines[0]
-    assert "'2fast' is not a variable name" in lines[1]
+    assert lines[0].endswith("c.yaml:3:5: prompt.variables: key the string 'items' is reserved"
+                             " (in a template `vars.items` is the mapping's own method)")
+    assert lines[1].endswith("prompt.variables: key the string '2fast' is not a variable name"
+                             " (letters, digits and _, not starting with a digit)")
 
 
 def test_mappings_and_lists_keep_the_order_written(run_cli, project, write_yaml):
@@ -195,6 +197,19 @@ def test_mappings_and_lists_keep_the_order_written(run_cli, project, write_yaml)
     )
     out = run_cli("render", "--config", config, "--templates", templates, "--workspace", workspace)[1]
     assert "zed amy kim |zulu=3 alpha=1 mike=2" in out
+
+
+def test_tojson_writes_vars_and_mapping_values_as_json(run_cli, project, write_yaml):
+    templates, workspace, _ = project
+    config = write_yaml("j.yaml", "prompt:\n  variables:\n    company: {side: stable}\n    tone: {side: volatile, default: calm}\n"
+                        "    desks: {side: stable}\n  values:\n    company: Acme\n    desks: {zulu: 3, alpha: [1, 2]}\n")  # fmt: skip
+    (templates / "house.md.j2").write_text(HOUSE + "D={{ vars.desks | tojson }} A={{ vars | tojson }}\n", encoding="utf-8")
+    code, out, err = run_cli("render", "--config", config, "--templates", templates, "--workspace", workspace)
+    assert code == 0, err
+    line = next(line for line in out.splitlines() if line.startswith("D="))
+    desks, everything = line[2:].split(" A=")
+    assert json.loads(desks) == {"zulu": 3, "alpha": [1, 2]}
+    assert json.loads(everything) == {"company": "Acme", "desks": {"zulu": 3, "alpha": [1, 2]}}  # no volatile tone
 
 
 def test_context_and_json_show_where_each_value_came_from(run_cli, project, write_yaml):

@@ -112,23 +112,13 @@ def config_inputs(config_paths: Sequence[Path], stdin_layers: Sequence[layers.La
 
 
 def _near_misses(template_dirs: Sequence[Path], problems: Sequence[PromptcError]) -> list[Finding]:
-    """Files in a contributing template dir that start like a section but are not named like one."""
+    """Files in a contributing template dir that open like a section but are not read as one."""
     empty = {str(p.location.path) for p in problems if p.location and "contributes no section" in p.message}
-    findings = []
-    for directory in (Path(d) for d in template_dirs if str(d) not in empty):
-        for path in catalogue.near_misses(directory):
-            if _starts_with_metadata(path):
-                message = f"'{path.name}' looks like a section but is not read: section files are named NAME{catalogue.SECTION_SUFFIX}"
-                findings.append(Finding(str(path), 1, 1, message))
-    return findings
-
-
-def _starts_with_metadata(path: Path) -> bool:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            return handle.readline().strip() == "---"
-    except OSError:
-        return False
+    return [
+        Finding(str(path), 1, 1, f"'{path.name}' has section metadata but {why}")
+        for directory in (Path(d) for d in template_dirs if str(d) not in empty)
+        for path, why in catalogue.misplaced_sections(directory)
+    ]
 
 
 # --------------------------------------------------------------------------- one section

@@ -6,7 +6,12 @@ import argparse
 from pathlib import Path
 
 from ..emit import payloads
+from ..errors import UsageError
 from .common import EXIT_OK, add_input_flags, compile_pending, emit, records_state, render_output
+
+
+LIST_FORMATS = ("text", "json")
+"""What `--list-sections` can print."""
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -27,6 +32,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Compile, print, then record state (only once the prompt is out: a failed write must not
     mark a truncation warning as seen; a look or a preview records nothing)."""
+    if args.list_sections and args.format not in LIST_FORMATS:
+        raise UsageError(f"--format {args.format}: --list-sections prints {' or '.join(LIST_FORMATS)}")
     if args.watch:
         from . import watch
 

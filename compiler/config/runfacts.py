@@ -238,5 +238,5 @@ def _document(located: yamlsrc.Located) -> dict[str, Any]:
 
 def _unknown(key: str) -> str:
     match = difflib.get_close_matches(key, FIELD_NAMES, n=1, cutoff=0.6)
-    hint = f" (did you mean '{match[0]}'?)" if match else ""
+    hint = f" (did you mean '{match[0]}'?)" if match else " (a value for a template's own variable goes under `vars:`)"
     return f"unknown run-fact key '{key}'{hint}"

@@ -154,12 +154,13 @@ RESERVED_VARIABLE_NAMES = frozenset({"keys", "items", "values", "get"})
 
 
 def _variable_name(name: Any) -> str | None:
-    return checks.variable_name(name)
+    problem = checks.variable_name(name)  # the key is named by the caller: not twice
+    return None if problem is None else problem.removeprefix(f"{name!r} ")
 
 
 def _declared_name(name: Any) -> str | None:
     if name in RESERVED_VARIABLE_NAMES:
-        return f"{name!r} is reserved (in a template `vars.{name}` is the mapping's own method)"
+        return f"is reserved (in a template `vars.{name}` is the mapping's own method)"
     return _variable_name(name)
 
 

@@ -104,6 +104,8 @@ class Catalogue:
     """Every partial, user dirs first."""
     origins: tuple[SectionOrigin, ...] = ()
     """Each section's source file and the built-in it replaces, in order (for reports)."""
+    notes: tuple[str, ...] = ()
+    """Warnings about the user dirs: files with section metadata that are not read as sections."""
 
 
 def discover(
@@ -152,7 +154,7 @@ def scan(
     specs = sorted(_effective(user_specs, builtins), key=lambda spec: spec.order)
     problems += _duplicate_orders(specs)
     origins = tuple(SectionOrigin(spec.id, spec.label, spec.overrides) for spec in specs)
-    return Catalogue(tuple(specs), partials, origins), problems
+    return Catalogue(tuple(specs), partials, origins, misplaced_notes(template_dirs)), problems
 
 
 def _read_user_dir(
@@ -202,15 +204,51 @@ def section_files(directory: Path) -> tuple[str, ...]:
 
 
 def near_misses(directory: Path) -> list[Path]:
-    """Files in a template dir (or its `sections/`) that look like templates but are not read."""
+    """Files in a template dir (or its `sections/`) that look like templates but are not read:
+    other suffixes (`safety.j2`, `safety.MD.J2`), and section files one folder too deep
+    (`DIR/mysections/x.md.j2`, `DIR/sections/sub/x.md.j2`)."""
     found = []
     for folder in (directory, directory / SECTIONS_DIR):
         if folder.is_dir():
             for path in sorted(folder.iterdir()):
                 name = path.name.lower()
-                if path.is_file() and not name.endswith(SECTION_SUFFIX) and (name.endswith(TEMPLATE_LIKE) or ".j2" in name or ".jinja" in name):
+                if path.is_file() and not path.name.endswith(SECTION_SUFFIX) and (name.endswith(TEMPLATE_LIKE) or ".j2" in name or ".jinja" in name):
                     found.append(path)
+                elif path.is_dir() and path.name not in (SECTIONS_DIR, partials_mod.PARTIALS_DIR) and not path.name.startswith("."):
+                    found += sorted(p for p in path.iterdir() if p.name.lower().endswith(SECTION_SUFFIX) and p.is_file())
     return found
+
+
+def misplaced_sections(directory: Path) -> list[tuple[Path, str]]:
+    """Files a user dir holds that open with a section's metadata block but are never read as
+    sections, each with what is wrong: a near miss (see near_misses), or a file in `partials/`
+    (a partial has no metadata: included, the block would be printed as text)."""
+    found = [(path, f"is not read as one: section files are named NAME{SECTION_SUFFIX}, in the template dir or its sections/ folder")
+             for path in near_misses(directory)]  # fmt: skip
+    root = directory / partials_mod.PARTIALS_DIR
+    if root.is_dir():
+        found += [(path, "is in partials/, which holds partials, not sections: move it to the template dir or its sections/ folder")
+                  for path in sorted(root.rglob("*")) if path.is_file()]  # fmt: skip
+    return [(path, why) for path, why in found if _starts_with_metadata(path)]
+
+
+def _starts_with_metadata(path: Path) -> bool:
+    """Whether the file opens with `---` and, within its first lines, a section's `id:` key."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            head = [handle.readline() for _ in range(12)]
+    except OSError:
+        return False
+    return head[0].strip() == "---" and any(line.startswith("id:") for line in head[1:])
+
+
+def misplaced_notes(template_dirs: Sequence[str | Path]) -> tuple[str, ...]:
+    """A warning for each misplaced section file in the user dirs (render prints them; lint
+    reports each as a finding at the file)."""
+    return tuple(
+        f"{path}: has section metadata but {why}"
+        for directory in template_dirs for path, why in misplaced_sections(Path(directory))
+    )
 
 
 def _contributes_nothing(directory: Path) -> TemplateError:

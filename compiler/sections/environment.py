@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Callable
 
 import jinja2
@@ -62,7 +63,7 @@ def make_environment(loader: jinja2.BaseLoader | None = None) -> jinja2.Environm
     one reads. Partials come from `loader` only, never from Jinja's own cache (a Renderer keeps
     compiled partials by source).
     """
-    return SectionEnvironment(
+    env = SectionEnvironment(
         undefined=jinja2.StrictUndefined,  # a missing variable is an error, never an empty string
         autoescape=False,  # prompts are plain text, not HTML
         trim_blocks=True,  # a block tag's own newline is not output
@@ -71,6 +72,15 @@ def make_environment(loader: jinja2.BaseLoader | None = None) -> jinja2.Environm
         loader=loader,
         cache_size=0,  # an edited partial keeps its name: Jinja's cache by name would serve the old one
     )
+    env.policies["json.dumps_kwargs"] = {"sort_keys": True, "default": _json_mapping}  # Jinja's, plus our mappings
+    return env
+
+
+def _json_mapping(value: Any) -> Any:
+    """`tojson` of the read-only mappings a context holds (`vars`, a mapping-valued variable)."""
+    if isinstance(value, Mapping):
+        return dict(value)
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 
 class PartialLoader(jinja2.BaseLoader):

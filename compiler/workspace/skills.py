@@ -264,7 +264,7 @@ def _skill_from(path: Path, raw: bytes, walk: _Walk) -> Skill | None:
     metadata = found or {}
     description = _single_line(metadata.get("description"))
     if not description:
-        why = problem or "no `description` in its frontmatter"
+        why = problem or ("no `description` in its frontmatter" if found is not None else "no frontmatter (a `---` block with name and description)")
         walk.diagnostics.append(f"{path}: {why}; skill skipped")
         walk.skipped.append((str(path), "unreadable frontmatter" if problem else "no description" if found else "no frontmatter"))
         return None
