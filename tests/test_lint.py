@@ -379,6 +379,18 @@ def test_user_variables_are_checked_against_prompt_variables(run_cli, tmp_path, 
     assert "undefined user variable 'vars.company' (not declared in prompt.variables; lint --config FILE reads the declarations)" in without
 
 
+def test_get_on_vars_is_checked_like_a_plain_read(run_cli, tmp_path, write_yaml):
+    templates = _partial_dir(tmp_path, "{{ vars.get('tone', 'calm') }} {{ vars.get('compny') }} {{ vars.get('company') }}\n", {})
+    code, out, _ = run_cli("lint", "--templates", templates, "--config", write_yaml("config.yaml", USER_VARS))
+    assert code == 1
+    assert out.splitlines() == [
+        f"{templates}/house.md.j2:7:1: stable section 'house' reads volatile user variable 'vars.tone';"
+        " move the section below the boundary or declare the variable side: stable",
+        f"{templates}/house.md.j2:7:1: undefined user variable 'vars.compny' (not declared in prompt.variables; did you mean 'vars.company'?)",
+        "promptc lint: 2 problems in 1 file",
+    ]
+
+
 def test_set_arithmetic_on_dictionary_keys_is_a_finding(run_cli, user_dir):
     body = "{% for k in ({'b': 1}.keys() - ['a']) %}{{ k }}{% endfor %}\n{{ 3 - 1 }}\n"
     directory = user_dir({"sets.md.j2": f"---\nid: sets\norder: 850\nside: stable\nmodes: [full]\n---\n{body}"})

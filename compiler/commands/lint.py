@@ -282,15 +282,26 @@ def _variable_problem(source: _Source, name: str) -> str | None:
 
 
 def _user_variables_read(tree: nodes.Template) -> Iterable[tuple[int, str]]:
-    """(line, name) for every `vars.<name>` and `vars['<name>']`."""
-    for node in tree.find_all((nodes.Getattr, nodes.Getitem)):
+    """(line, name) for every `vars.<name>`, `vars['<name>']` and `vars.get('<name>', ...)`."""
+    for node in tree.find_all((nodes.Getattr, nodes.Getitem, nodes.Call)):
+        if isinstance(node, nodes.Call):
+            if _is_vars(node.node, "get") and node.args and isinstance(node.args[0], nodes.Const) and isinstance(node.args[0].value, str):
+                yield node.lineno, node.args[0].value
+            continue
         assert isinstance(node, (nodes.Getattr, nodes.Getitem))
-        if not (isinstance(node.node, nodes.Name) and node.node.name == "vars" and node.node.ctx == "load"):
+        if not _is_vars(node.node):
             continue
         if isinstance(node, nodes.Getattr):
             yield node.lineno, node.attr
         elif isinstance(node.arg, nodes.Const) and isinstance(node.arg.value, str):
             yield node.lineno, node.arg.value
+
+
+def _is_vars(node: nodes.Node, method: str | None = None) -> bool:
+    """Whether `node` is the name `vars` (or, with `method`, the attribute `vars.<method>`)."""
+    if method is not None:
+        return isinstance(node, nodes.Getattr) and node.attr == method and _is_vars(node.node)
+    return isinstance(node, nodes.Name) and node.name == "vars" and node.ctx == "load"
 
 
 def _user_variable_problem(source: _Source, name: str, variables: Mapping[str, str]) -> str | None:
