@@ -72,20 +72,54 @@ def truncate_for(name: str, text: str, max_chars: int) -> str:
 
 def truncate_with_digest(name: str, text: str, max_chars: int) -> str:
     """Keep about 45% from the start, a digest of the rule lines from the cut middle in about 35%,
-    and about 15% from the end. The result is never longer than `max_chars`; when the budget is
-    too small for the digest layout, or the middle has no rule lines, the plain cut is used."""
+    and about 15% from the end; a digest that needs less than its share gives the rest back to
+    the head and tail (three parts to one). The result is never longer than `max_chars`; when the
+    budget is too small for the digest layout, or the middle has no rule lines, the plain cut is
+    used."""
     text = text.rstrip()
     if len(text) <= max_chars:
         return text
-    head_share, digest_share, tail_share = DIGEST_SHARES
-    head_end = _head_cut(text, max_chars * head_share // 100)
-    tail_start = _tail_cut(text, len(text) - max_chars * tail_share // 100)
-    chosen, left_out = rule_digest(text[head_end:tail_start], max_chars * digest_share // 100)
-    if not chosen:  # no rules in the middle: the plain cut keeps more of the file
+    head_share, digest_share, tail_share = (max_chars * share // 100 for share in DIGEST_SHARES)
+    cut = _digest_cut(text, head_share, tail_share, digest_share)
+    if cut is None:  # no rules in the middle: the plain cut keeps more of the file
         return truncate_file(name, text, max_chars)
-    head, tail = text[:head_end], text[tail_start:]
-    result = "\n".join(part for part in (head, *digest_lines(name, len(head), len(tail), len(text), chosen, left_out), tail) if part)
+    spare = digest_share - cut.used
+    if spare > 0:
+        cut = _digest_cut(text, head_share + spare * 3 // 4, tail_share + spare // 4, cut.used) or cut
+    head, tail = text[: cut.head_end], text[cut.tail_start :]
+    lines = digest_lines(name, len(head), len(tail), len(text), cut.chosen, cut.left_out)
+    result = "\n".join(part for part in (head, *lines, tail) if part)
     return result if len(result) <= max_chars else truncate_file(name, text, max_chars)
+
+
+@dataclass(frozen=True)
+class _DigestCut:
+    head_end: int
+    tail_start: int
+    chosen: list[str]
+    left_out: int
+    used: int
+    """Characters the chosen lines take, newlines included."""
+
+
+def _digest_cut(text: str, head: int, tail: int, budget: int) -> _DigestCut | None:
+    """Where the head and tail end for these lengths, and the digest of the middle between
+    them within `budget` (None when the middle has no rule line that fits)."""
+    head_end = _head_cut(text, head)
+    tail_start = _tail_cut(text, len(text) - tail)
+    fenced = _fence_count(text[:head_end]) % 2 == 1  # the head ends inside a code block
+    chosen, left_out = rule_digest(text[head_end:tail_start], budget, fenced=fenced)
+    if not chosen:
+        return None
+    return _DigestCut(head_end, tail_start, chosen, left_out, sum(len(line) + 1 for line in chosen))
+
+
+def _fence_count(text: str) -> int:
+    return sum(1 for line in text.split("\n") if _is_fence(line))
+
+
+def _is_fence(line: str) -> bool:
+    return line.lstrip().startswith(("```", "~~~"))
 
 
 def digest_lines(name: str, head: int, tail: int, size: int, chosen: list[str], left_out: int) -> list[str]:
@@ -95,13 +129,14 @@ def digest_lines(name: str, head: int, tail: int, size: int, chosen: list[str], 
     return [full_marker(name, head, tail, size), label, *chosen, *omitted]
 
 
-def rule_digest(middle: str, budget: int) -> tuple[list[str], int]:
+def rule_digest(middle: str, budget: int, *, fenced: bool = False) -> tuple[list[str], int]:
     """(the rule lines that fit `budget`, in file order; how many candidates did not fit).
 
     Lines naming a rule (must, never, secrets, commit, ...) are taken first, then headings and
-    list items, each in file order, while they fit with one newline between them.
+    list items, each in file order, while they fit with one newline between them. `fenced`: the
+    middle starts inside a code block (its opening fence is in the head).
     """
-    candidates = [_digest_line(line) for line in _outside_code_fences(middle.split("\n"))]
+    candidates = [_digest_line(line) for line in _outside_code_fences(middle.split("\n"), fenced)]
     ranked = [(i, line) for i, line in enumerate(candidates) if line and RULE_WORDS.search(line)]
     ranked += [(i, line) for i, line in enumerate(candidates) if line and not RULE_WORDS.search(line) and LIST_OR_HEADING.match(line)]
     taken, used = set(), 0
@@ -112,11 +147,11 @@ def rule_digest(middle: str, budget: int) -> tuple[list[str], int]:
     return [candidates[i] for i in sorted(taken)], len(ranked) - len(taken)
 
 
-def _outside_code_fences(lines: list[str]) -> list[str]:
+def _outside_code_fences(lines: list[str], fenced: bool = False) -> list[str]:
     """The lines, with fence lines and everything inside code fences blanked (code is not a rule)."""
-    kept, fenced = [], False
+    kept = []
     for line in lines:
-        fence = line.lstrip().startswith(("```", "~~~"))
+        fence = _is_fence(line)
         fenced = fenced != fence
         kept.append("" if fence or fenced else line)
     return kept
