@@ -102,6 +102,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="compare with the table; write nothing")
     args = parser.parse_args(argv)
+    if not ref.HARNESS.is_file() or not ref.CORPUS.is_dir():
+        parser.error(f"needs the shared harness and corpus under {ref.SHARED} (set PROMPTC_SHARED)")
     derived = merge(heading_runs())
     current = ref.order_table()["openclaw_headings"]
     print("\n".join(derived))

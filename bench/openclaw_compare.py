@@ -75,6 +75,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--show", type=int, default=10, help="print this many differing cases")
     parser.add_argument("--only", help="one corpus workspace")
     args = parser.parse_args(argv)
+    if not ref.HARNESS.is_file() or not ref.CORPUS.is_dir():
+        parser.error(f"needs the shared harness and corpus under {ref.SHARED} (set PROMPTC_SHARED)")
     facts, table = ref.turn_facts(), ref.order_table()
     all_cases = cases(args.only)
     warm_cache(all_cases, facts, args.workers)

@@ -140,7 +140,30 @@ def test_a_cut_agents_md_keeps_the_rule_lines_of_its_middle(make_workspace):
     assert agents.text.startswith("# Agents\n\nParagraph 0 ") and agents.text.endswith("## End\nLast line.")
     assert f"- {rule}" in agents.text and "## Git" in agents.text
     head, _, rest = agents.text.partition("[... AGENTS.md cut:")
-    assert 0.40 * 20000 <= len(head) <= 0.46 * 20000  # about 45% head
+    assert 0.45 * 20000 <= len(head)  # at least the 45% head: the one-line digest gives most of its share back
+    assert agents.injected_chars >= 0.75 * 20000  # the rule sits mid-file: the head may grow only to before it
+
+
+def test_a_digest_with_few_rules_gives_its_share_back_to_the_head_and_tail(make_workspace):
+    filler = "".join(f"Paragraph {i} is ordinary prose about the workspace and its history.\n\n" for i in range(400))
+    cut_at = filler.index("Paragraph 240 ")  # about 60% in: past the 45% head, before the tail
+    text = "# Agents\n\n" + filler[:cut_at] + "- Never push to main without a review.\n\n" + filler[cut_at:]
+    agents = compile_prompt(Request(workspace=make_workspace({"AGENTS.md": text}))).files[0]
+    assert agents.status == "truncated" and "- Never push to main without a review." in agents.text
+    assert 0.85 * 20000 <= agents.injected_chars <= 20000
+
+
+def test_a_head_cut_inside_a_code_block_does_not_turn_the_code_into_rules(make_workspace):
+    prose = "".join(f"Paragraph {i} is ordinary prose about the workspace.\n\n" for i in range(150))
+    code = "```bash\n" + "".join(f"# step {i}: run the next command\n" for i in range(400)) + "```\n\n"
+    rules = "".join(f"- Never do forbidden thing number {i}.\n" for i in range(40))
+    tail = "".join(f"Closing paragraph {i} about nothing in particular.\n\n" for i in range(300))
+    text = "# Agents\n\n" + prose + code + rules + "\n" + tail
+    agents = compile_prompt(Request(workspace=make_workspace({"AGENTS.md": text}))).files[0]
+    head, _, digest = agents.text.partition("[rule lines from the cut part of AGENTS.md")
+    assert head.count("```") == 1  # the head does end inside the code block
+    assert "# step" not in digest.split("[... ")[0]
+    assert all(f"- Never do forbidden thing number {i}." in agents.text for i in range(40))
 
 
 def test_other_files_are_cut_head_and_tail_without_a_digest(make_workspace):
@@ -199,6 +222,17 @@ def test_an_explicit_fact_wins_and_a_contradiction_is_warned(make_workspace):
     on = compile_prompt(Request(run=RunFacts(memory_tools=True), workspace=make_workspace({}, "b")))
     assert "memory_search" in section(on, "memory_recall")
     assert any("memory_tools is true but the tool list has neither" in w for w in on.warnings)
+
+
+def test_a_misspelt_capability_is_warned_and_the_documented_one_is_not(make_workspace):
+    workspace = make_workspace({})
+    typo = compile_prompt(Request(run=RunFacts(channel="telegram", capabilities=("inline_buttons", "Rich-Text")), workspace=workspace))
+    assert [w for w in typo.warnings if "capability" in w] == [
+        "run facts: capability 'inline_buttons' is not one promptc reads (did you mean 'inlineButtons'?)",
+        "run facts: capability 'rich-text' is not one promptc reads (did you mean 'richText'?)",
+    ]
+    right = compile_prompt(Request(run=RunFacts(channel="telegram", capabilities=("InlineButtons", "reactions")), workspace=workspace))
+    assert not [w for w in right.warnings if "capability" in w]
 
 
 def test_no_memory_tools_no_section(make_workspace):

@@ -264,14 +264,23 @@ DEFAULT_HEARTBEAT_PROMPT = (
 """Used when the config's heartbeat prompt is blank (the defaults layer sets the same text)."""
 
 
+READ_CAPABILITIES = {"inlinebuttons": "inlineButtons", "richtext": "richText"}
+"""The capabilities the built-in sections read (lowercased -> as documented)."""
+
+
 def fact_warnings(run: RunFacts) -> tuple[str, ...]:
-    """Run facts that contradict each other (the explicit fact is used, but it looks like a mistake)."""
+    """Run facts that contradict each other or look misspelt (they are used as given)."""
+    warnings = []
     listed = sorted(frozenset(t.name.lower() for t in run.tools) & frozenset(MEMORY_TOOL_NAMES))
     if run.memory_tools is True and not listed:
-        return ("run facts: memory_tools is true but the tool list has neither memory_search nor memory_get",)
+        warnings.append("run facts: memory_tools is true but the tool list has neither memory_search nor memory_get")
     if run.memory_tools is False and listed:
-        return (f"run facts: memory_tools is false but the tool list has {' and '.join(listed)}",)
-    return ()
+        warnings.append(f"run facts: memory_tools is false but the tool list has {' and '.join(listed)}")
+    for cap in canonical_capabilities(run.capabilities):
+        meant = READ_CAPABILITIES.get(cap.replace("_", "").replace("-", "").replace(" ", ""))
+        if meant is not None and cap not in READ_CAPABILITIES:
+            warnings.append(f"run facts: capability '{cap}' is not one promptc reads (did you mean '{meant}'?)")
+    return tuple(warnings)
 
 
 def runtime_fields(cfg: ResolvedConfig, run: RunFacts) -> tuple[tuple[str, str], ...]:

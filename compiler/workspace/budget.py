@@ -73,7 +73,8 @@ def truncate_for(name: str, text: str, max_chars: int) -> str:
 def truncate_with_digest(name: str, text: str, max_chars: int) -> str:
     """Keep about 45% from the start, a digest of the rule lines from the cut middle in about 35%,
     and about 15% from the end; a digest that needs less than its share gives the rest back to
-    the head and tail (three parts to one). The result is never longer than `max_chars`; when the
+    the head and tail (three parts to one; less when the full share would take every rule line
+    of the middle into the head). The result is never longer than `max_chars`; when the
     budget is too small for the digest layout, or the middle has no rule lines, the plain cut is
     used."""
     text = text.rstrip()
@@ -84,8 +85,11 @@ def truncate_with_digest(name: str, text: str, max_chars: int) -> str:
     if cut is None:  # no rules in the middle: the plain cut keeps more of the file
         return truncate_file(name, text, max_chars)
     spare = digest_share - cut.used
-    if spare > 0:
-        cut = _digest_cut(text, head_share + spare * 3 // 4, tail_share + spare // 4, cut.used) or cut
+    for given in (spare, spare // 2, spare // 4) if spare > 0 else ():  # the most that keeps a rule in the middle
+        wider = _digest_cut(text, head_share + given * 3 // 4, tail_share + given // 4, cut.used)
+        if wider is not None:
+            cut = wider
+            break
     head, tail = text[: cut.head_end], text[cut.tail_start :]
     lines = digest_lines(name, len(head), len(tail), len(text), cut.chosen, cut.left_out)
     result = "\n".join(part for part in (head, *lines, tail) if part)
