@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from pathlib import Path
 from xml.etree import ElementTree
@@ -365,6 +366,36 @@ def test_symlink_loops_under_skills_are_cut_and_the_compile_goes_on(tmp_path: Pa
     (tmp_path / "skills/self").symlink_to("self")  # ELOOP on open
     block = build(tmp_path)
     assert listed_names(block) == ["a"]  # the loop through `up` is walked once, `self` skipped
+    assert block.diagnostics == (
+        f"{tmp_path}/skills/a/up: a link loop (it leads back to {tmp_path}/skills); skipped",
+        f"{tmp_path}/skills/self: a link loop (skills/self -> skills/self); skipped",
+    )
+
+
+def test_each_link_loop_is_one_warning_line_naming_its_link(run_cli, tmp_path: Path) -> None:
+    ws = write_files(tmp_path / "ws", {"skills/a/SKILL.md": skill_md("a", "A"), "skills/b/notes.md": "b"})
+    (ws / "skills/loop1").symlink_to("..")  # back to the workspace, which holds skills/ again
+    (ws / "skills/x").symlink_to("y")  # two links that point at each other: one loop
+    (ws / "skills/y").symlink_to("x")
+    (ws / "skills/b/SKILL.md").symlink_to("SKILL.md")
+    code, out, err = run_cli("context", "--workspace", ws, "--format", "json")
+    assert (code, err) == (0, "")
+    document = json.loads(out)
+    assert document["warnings"] == [
+        f"{ws}/skills/b/SKILL.md: a link loop (skills/b/SKILL.md -> skills/b/SKILL.md); skipped",
+        f"{ws}/skills/loop1: a link loop (it leads back to {ws}/skills); skipped",
+        f"{ws}/skills/x: a link loop (skills/x -> skills/y -> skills/x); skipped",
+    ]
+    assert document["skills_summary"]["listed"] == 1 and document["skills_summary"]["skipped"] == {"link loop": 1}
+    code, out, _ = run_cli("context", "--workspace", ws)
+    assert [line for line in out.splitlines() if "a link loop" in line] == [f"  - {w}" for w in document["warnings"]]
+
+
+def test_a_second_way_into_a_searched_directory_is_no_loop(tmp_path: Path) -> None:
+    write_files(tmp_path, {"skills/real/SKILL.md": skill_md("real", "Real")})
+    (tmp_path / "skills/alias").symlink_to("real")
+    block = build(tmp_path)
+    assert listed_names(block) == ["real"] and block.diagnostics == ()
 
 
 @pytest.mark.parametrize("target", ["/", "/proc"])
