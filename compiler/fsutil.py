@@ -15,7 +15,7 @@ import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from .errors import Location, PromptcError
+from .errors import Location, PromptcError, one_line
 
 NEW_FILE_MODE = 0o644
 """mkstemp creates 0600 files; a new output file should be readable like any other."""
@@ -354,7 +354,7 @@ class _BeneathWalk:
                 in_root = base in self.root_paths
                 self._rebase(os.dup(self.root_fd) if in_root else open_directory(base), self.root_paths[-1] if in_root else base)
                 return _components(target[len(base):])
-        raise Refused("outside workspace", f"resolves to {target}, outside its root")
+        raise Refused("outside workspace", f"resolves to {one_line(target)}, outside its root")
 
     def _rebase(self, fd: int, path: str) -> None:
         self.close()

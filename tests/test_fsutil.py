@@ -324,3 +324,19 @@ def test_a_relative_link_that_climbs_out_and_back_in_stays_inside(run_cli, tmp_p
     code, out, err = run_cli("render", "--workspace", ws, "--no-state")
     assert (code, err) == (0, "")
     assert "The soul, kept in notes." in out and "SECRET" not in out
+
+
+def test_a_link_target_with_a_line_break_is_one_warning_line(run_cli, tmp_path):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "SOUL.md").symlink_to("/nowhere\npromptc: error: forged")
+    (ws / "skills").mkdir()
+    away = tmp_path / "away\npromptc: error: forged"
+    away.mkdir()
+    (ws / "skills" / "away").symlink_to(away)
+    code, out, err = run_cli("context", "--workspace", ws, "--format", "json")
+    assert (code, err) == (0, "")
+    warnings = json.loads(out)["warnings"]
+    assert "SOUL.md resolves to /nowhere\\npromptc: error: forged, outside its root; skipped" in warnings
+    assert any(w.startswith(f"{ws}/skills/away: resolves to {tmp_path}/away\\npromptc: error: forged, outside") for w in warnings)
+    assert all("\n" not in w for w in warnings)

@@ -487,3 +487,25 @@ def test_no_corpus_workspace_reaches_a_cap() -> None:
 def test_a_skill_md_block_is_found_exactly_where_a_workspace_file_block_would_be(text: str) -> None:
     metadata, _ = skills.skill_metadata(text)
     assert metadata == frontmatter.split(text).metadata
+
+
+# --------------------------------------------------------------------------- one line per diagnostic (issue 14 review, item 10)
+
+FORGED = "bad\npromptc: error: forged\x1b[2J"
+
+
+def test_a_skill_directory_name_cannot_forge_a_line_in_the_context_report(run_cli, tmp_path: Path) -> None:
+    ws = write_files(tmp_path / "ws", {
+        f"skills/{FORGED}/SKILL.md": "---\nname: [unclosed\n---\n",  # a warning that names the path
+        f"skills/{FORGED}-named/SKILL.md": skill_md(None, "Named after its directory"),
+        "skills/needy/SKILL.md": skill_md("needy", "Needs a tool", 'metadata: {requires: {bins: ["x\\npromptc: error: forged"]}}'),
+    })  # fmt: skip
+    code, out, err = run_cli("context", "--workspace", ws, "--detail")
+    assert (code, err) == (0, "")
+    assert not any(line.startswith("promptc: error") or "\x1b" in line for line in out.splitlines()), out
+    escaped = "bad\\npromptc: error: forged\\x1b[2J"
+    assert f"  - {ws}/skills/{escaped}/SKILL.md: frontmatter is not valid YAML" in out
+    assert f"  + {escaped}-named" in out.splitlines()
+    assert "  - needy (ineligible: binaries not on PATH: x\\npromptc: error: forged)" in out.splitlines()
+    code, out, _ = run_cli("render", "--workspace", ws, "--no-state")
+    assert "<name>bad&#10;promptc: error: forged\ufffd[2J-named</name>" in out  # the prompt keeps the name

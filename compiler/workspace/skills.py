@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import fsutil
-from ..errors import Location, WorkspaceError
+from ..errors import Location, WorkspaceError, one_line
 from ..freshness import Tracker
 from ..model import ResolvedConfig, Skill, SkillEntry, SkillsBlock
 from ..sections.text import replace_surrogates
@@ -511,6 +511,7 @@ def build(
         f"{s.location}: lists {requirement_count(s)} requirements (at most {MAX_REQUIREMENTS}); skill not eligible"
         for s in found if requirement_count(s) > MAX_REQUIREMENTS
     )
+    diagnostics = tuple(one_line(d) for d in diagnostics)  # a path or a name may hold a line break
     shown = [_displayed(skill, workspace_root) for skill in found]
     reasons = {
         skill.name: eligibility(skill, cfg, env=env, which=which, platform=platform)
@@ -549,16 +550,17 @@ def _displayed(skill: Skill, workspace_root: Path) -> Skill:
 def _entry(
     skill: Skill, ineligible: str | None, listed: set[str], within_count: set[str]
 ) -> SkillEntry:
-    """How one skill fared: listed, ineligible, over the count limit, or cut by the budget."""
+    """How one skill fared: listed, ineligible, over the count limit, or cut by the budget. Its
+    name and reason are one printable line (a report shows them so; the prompt keeps the name)."""
     if skill.name in listed:
         reason = None
     elif ineligible is not None:
-        reason = f"ineligible: {ineligible}"
+        reason = one_line(f"ineligible: {ineligible}")
     elif skill.name in within_count:
         reason = "skills budget"
     else:
         reason = "over maxSkillsInPrompt"
-    return SkillEntry(skill.name, skill.location, skill.version, skill.name in listed, reason)
+    return SkillEntry(one_line(skill.name), skill.location, skill.version, skill.name in listed, reason)
 
 
 @dataclass(frozen=True)
