@@ -15,7 +15,7 @@ import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from .errors import Location, PromptcError
+from .errors import Location, PromptcError, one_line
 
 NEW_FILE_MODE = 0o644
 """mkstemp creates 0600 files; a new output file should be readable like any other."""
@@ -301,13 +301,15 @@ class _BeneathWalk:
         self.root_fd = root_fd
         self.stack = [os.dup(root_fd)]
         self.root_paths, self.allowed, self.links = root_paths, allowed, 0
+        self.base = root_paths[-1]
+        """The absolute path of stack[0] (the root's resolved spelling when it has one)."""
 
     def open(self, relative: str, directory: bool) -> int:
         parts = _components(relative)
         while parts:
             part = parts.pop(0)
             if part == "..":
-                self._up()
+                parts[:0] = self._up(parts)
                 continue
             last = not parts
             flags = (_DIR_FLAGS if directory or not last else _READ_FLAGS) | _NOFOLLOW
@@ -321,10 +323,16 @@ class _BeneathWalk:
             self.stack.append(fd)
         return os.dup(self.stack[-1])
 
-    def _up(self) -> None:
-        if len(self.stack) == 1:
-            raise Refused("outside workspace", "resolves outside its root")
-        os.close(self.stack.pop())
+    def _up(self, rest: list[str]) -> list[str]:
+        """`..`: one descriptor back; from the base itself, on by path from the base's parent
+        (a relative link may lead out of the root into an allowed directory). Consumes `rest`
+        in that case and returns what is left to open from the new base."""
+        if len(self.stack) > 1:
+            os.close(self.stack.pop())
+            return []
+        target = os.path.normpath("/".join([os.path.dirname(self.base), *rest]))
+        rest.clear()
+        return self._restart_at(target)
 
     def _follow(self, part: str, error: OSError) -> list[str]:
         """The components a symlink stands for; `error` again when `part` is no symlink."""
@@ -340,16 +348,17 @@ class _BeneathWalk:
         return self._restart_at(os.path.normpath(target))
 
     def _restart_at(self, target: str) -> list[str]:
-        """An absolute link target: go on from the root or the allowed directory holding it."""
+        """An absolute path: go on from the root or the allowed directory holding it."""
         for base in (*self.root_paths, *self.allowed):
             if _within(target, base):
-                self._rebase(os.dup(self.root_fd) if base in self.root_paths else open_directory(base))
+                in_root = base in self.root_paths
+                self._rebase(os.dup(self.root_fd) if in_root else open_directory(base), self.root_paths[-1] if in_root else base)
                 return _components(target[len(base):])
-        raise Refused("outside workspace", f"resolves to {target}, outside its root")
+        raise Refused("outside workspace", f"resolves to {one_line(target)}, outside its root")
 
-    def _rebase(self, fd: int) -> None:
+    def _rebase(self, fd: int, path: str) -> None:
         self.close()
-        self.stack = [fd]
+        self.stack, self.base = [fd], path
 
     def close(self) -> None:
         for fd in self.stack:

@@ -13,7 +13,7 @@ from typing import Mapping, Sequence
 
 from .cache import tiers as cache_tiers
 from .config import layers
-from .errors import RunFactsError, UsageError
+from .errors import RunFactsError, UsageError, one_line
 from .model import (ContextFile, FileStatus, LoadedWorkspace, Prompt, ResolvedConfig, RunFacts, SectionOrigin, SkillsBlock,
                     UserVariable, WorkspaceFile)  # fmt: skip
 from .sections import catalogue, harness, providers, render, uservars, variables
@@ -256,7 +256,7 @@ def _assemble(
         files=loaded.files,
         skills=loaded.skills,
         heartbeat_skip=loaded.heartbeat_skip,
-        warnings=notes + loaded.diagnostics + budget.describe_cuts(loaded.files) + variables.fact_warnings(run),
+        warnings=tuple(one_line(w) for w in notes + loaded.diagnostics + budget.describe_cuts(loaded.files) + variables.fact_warnings(run)),
         surfaces=surfaces,
         settings=_reported_settings(cfg),
         model=run.model,

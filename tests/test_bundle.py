@@ -290,6 +290,10 @@ def test_directories_in_the_stable_dir_are_not_stable_files(run_cli, small_args,
     assert code == 1
     assert f"stable/{victim.name}: missing" in text
     assert "notes" not in text
+    code, _, err = run_cli(*small_args, "--out", out)  # directories promptc did not make: kept
+    assert code == 2 and f"it holds 'stable/{victim.name}/', which a bundle never does" in err
+    victim.rmdir()
+    (out / "stable" / "notes.md").rmdir()
     code, text, _ = run_cli(*small_args, "--out", out)
     assert code == 0
     assert "(0 stale removed)" in text
@@ -325,6 +329,45 @@ def test_a_file_added_to_a_bundle_stops_a_rebuild_from_deleting_it(run_cli, smal
     code, _, err = run_cli(*small_args, "--out", out)
     assert code == 2 and "it holds 'README.txt', which a bundle never does" in err
     assert (out / "README.txt").read_text(encoding="utf-8") == "notes"
+
+
+@pytest.mark.parametrize("added, named", [
+    ("stable/extra.txt", "stable/extra.txt"),
+    ("stable/sub/keep", "stable/sub/keep"),
+    ("stable/" + "0" * 64 + ".md", "stable/" + "0" * 64 + ".md"),  # looks like ours, but no variant uses it
+    ("stable/deep/er/still.md", "stable/deep/er/still.md"),
+])  # fmt: skip
+def test_a_file_added_anywhere_inside_a_bundle_stops_a_rebuild_from_deleting_it(run_cli, small_args, tmp_path, added, named):
+    out = tmp_path / "b"
+    assert run_cli(*small_args, "--out", out)[0] == 0
+    (out / added).parent.mkdir(parents=True, exist_ok=True)
+    (out / added).write_text("mine", encoding="utf-8")
+    before = _files(out)
+    code, text, err = run_cli(*small_args, "--out", out)
+    assert (code, text) == (2, "")
+    assert err == f"promptc: error: {out}: not a promptc bundle (it holds {named!r}, which a bundle never does); refusing to replace it\n"
+    assert _files(out) == before  # the old bundle, the user's file included, untouched
+
+
+def test_a_link_in_place_of_a_stable_file_stops_a_rebuild(run_cli, small_args, tmp_path):
+    out = tmp_path / "b"
+    assert run_cli(*small_args, "--out", out)[0] == 0
+    stable = min((out / "stable").iterdir())
+    (tmp_path / "precious.md").write_bytes(stable.read_bytes())
+    stable.unlink()
+    stable.symlink_to(tmp_path / "precious.md")
+    code, _, err = run_cli(*small_args, "--out", out)
+    assert code == 2 and f"it holds 'stable/{stable.name}'" in err
+    assert stable.is_symlink() and (tmp_path / "precious.md").is_file()
+
+
+def test_a_bundle_with_an_unreadable_manifest_is_not_replaced_over_its_stable_files(run_cli, small_args, tmp_path):
+    out = tmp_path / "b"
+    assert run_cli(*small_args, "--out", out)[0] == 0
+    (out / "manifest.json").write_text("[" * 100_000, encoding="utf-8")
+    code, _, err = run_cli(*small_args, "--out", out)
+    assert code == 2 and "its manifest.json cannot be read, so the files in stable/ promptc wrote are unknown" in err
+    assert "internal error" not in err and any((out / "stable").iterdir())
 
 
 def test_a_bundle_written_before_the_marker_existed_is_still_replaced(run_cli, small_args, tmp_path):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import json
 import os
 import stat
 import threading
@@ -280,3 +281,62 @@ def test_open_beneath_may_enter_an_allowed_directory(tmp_path):
         os.close(handle)
     finally:
         os.close(fd)
+
+
+def _context(run_cli, ws, *flags):
+    code, out, err = run_cli("context", "--workspace", ws, "--format", "json", *flags)
+    assert (code, err) == (0, ""), err
+    document = json.loads(out)
+    return {s["name"] for s in document["skills"] if s["included"]}, document["warnings"]
+
+
+def _skill(directory, name):
+    directory.mkdir(parents=True)
+    (directory / "SKILL.md").write_text(f"---\nname: {name}\ndescription: The {name} skill\n---\n")
+
+
+def test_a_relative_link_into_an_allowed_directory_is_followed_like_an_absolute_one(run_cli, tmp_path):
+    real, shared = tmp_path / "real", tmp_path / "real" / "shared"
+    ws = real / "ws"
+    (ws / "skills").mkdir(parents=True)
+    _skill(shared / "rel", "by-relative-link")
+    _skill(shared / "abs", "by-absolute-link")
+    _skill(tmp_path / "shared" / "rel", "decoy")  # where `..` would lead from the link's spelling
+    (ws / "skills" / "rel").symlink_to("../../shared/rel")
+    (ws / "skills" / "abs").symlink_to(shared / "abs")
+    (tmp_path / "ws-link").symlink_to(ws)  # the workspace named through a link: `..` is physical
+    allow = f"skills.load.allowSymlinkTargets=[{json.dumps(str(shared))}]"
+    for named in (ws, tmp_path / "ws-link"):
+        assert _context(run_cli, named, "--set", allow) == ({"by-relative-link", "by-absolute-link"}, [])
+    listed, warnings = _context(run_cli, ws)
+    assert listed == set()
+    assert [w.split(": ", 1)[0] for w in warnings] == [str(ws / "skills" / "abs"), str(ws / "skills" / "rel")]
+    assert all(f"resolves to {shared}/" in w and "allowSymlinkTargets" in w for w in warnings)
+
+
+def test_a_relative_link_that_climbs_out_and_back_in_stays_inside(run_cli, tmp_path):
+    ws = tmp_path / "ws"
+    (ws / "notes").mkdir(parents=True)
+    (ws / "notes" / "soul.md").write_text("The soul, kept in notes.\n")
+    (ws / "SOUL.md").symlink_to("../ws/notes/soul.md")
+    (tmp_path / "secret.md").write_text("SECRET\n")
+    (ws / "USER.md").symlink_to("../ws/../secret.md")
+    code, out, err = run_cli("render", "--workspace", ws, "--no-state")
+    assert (code, err) == (0, "")
+    assert "The soul, kept in notes." in out and "SECRET" not in out
+
+
+def test_a_link_target_with_a_line_break_is_one_warning_line(run_cli, tmp_path):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "SOUL.md").symlink_to("/nowhere\npromptc: error: forged")
+    (ws / "skills").mkdir()
+    away = tmp_path / "away\npromptc: error: forged"
+    away.mkdir()
+    (ws / "skills" / "away").symlink_to(away)
+    code, out, err = run_cli("context", "--workspace", ws, "--format", "json")
+    assert (code, err) == (0, "")
+    warnings = json.loads(out)["warnings"]
+    assert "SOUL.md resolves to /nowhere\\npromptc: error: forged, outside its root; skipped" in warnings
+    assert any(w.startswith(f"{ws}/skills/away: resolves to {tmp_path}/away\\npromptc: error: forged, outside") for w in warnings)
+    assert all("\n" not in w for w in warnings)

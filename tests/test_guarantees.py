@@ -26,6 +26,8 @@ from tests.strategies import hostile_text, yaml_values
 
 MARKER = "<!-- PROMPT_CACHE_BOUNDARY -->"
 ERROR_LINES = re.compile(r"(promptc: error: [^\n]+\n){1,21}")
+CONTROL = re.compile("[\x00-\x1f\x7f\x85\u2028\u2029]")
+"""What a warning never holds: it is one printable line."""
 CONFIG_KEYS = [
     "agents.defaults.workspace", "agents.defaults.bootstrapMaxChars", "agents.defaults.userTimezone",
     "agents.defaults.models", "agents.defaults.heartbeat", "agents.defaults.skills", "agents.list",
@@ -151,6 +153,7 @@ def test_the_api_returns_a_prompt_or_raises_promptc_error(scenario, overrides):
             return
         _check_prompt_text(prompt.stable, prompt.volatile, prompt.text, prompt.boundary)
         json.dumps([prompt.warnings, [f.path for f in prompt.files]], ensure_ascii=False).encode("utf-8")
+        assert all(CONTROL.search(warning) is None for warning in prompt.warnings), prompt.warnings
 
 
 def test_every_test_the_readme_guarantees_section_names_exists():
@@ -162,3 +165,13 @@ def test_every_test_the_readme_guarantees_section_names_exists():
     defined = {name for path in tests.glob("test_*.py") for name in re.findall(r"^def (test_\w+)", path.read_text(encoding="utf-8"), re.M)}
     assert named - files - defined == set()
     assert len(named & defined) >= 25
+
+
+def test_every_warning_is_one_printable_line(tmp_path):
+    ws = tmp_path / "ws\npromptc: error: forged\x1b[2J"
+    (ws / "skills" / "s\u2028x").mkdir(parents=True)
+    (ws / "skills" / "s\u2028x" / "SKILL.md").write_text("---\nname: s\n---\n")  # no description: a warning
+    prompt, _ = compile_pending(Request(workspace=ws, overrides=("agents.defaults.workspace=/srv/agent",)))
+    assert len(prompt.warnings) == 2
+    assert prompt.warnings[0].endswith("its files were read from " + str(ws).replace("\n", "\\n").replace("\x1b", "\\x1b"))
+    assert all(CONTROL.search(w) is None for w in prompt.warnings), prompt.warnings

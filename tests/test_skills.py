@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from pathlib import Path
 from xml.etree import ElementTree
@@ -365,6 +366,36 @@ def test_symlink_loops_under_skills_are_cut_and_the_compile_goes_on(tmp_path: Pa
     (tmp_path / "skills/self").symlink_to("self")  # ELOOP on open
     block = build(tmp_path)
     assert listed_names(block) == ["a"]  # the loop through `up` is walked once, `self` skipped
+    assert block.diagnostics == (
+        f"{tmp_path}/skills/a/up: a link loop (it leads back to {tmp_path}/skills); skipped",
+        f"{tmp_path}/skills/self: a link loop (skills/self -> skills/self); skipped",
+    )
+
+
+def test_each_link_loop_is_one_warning_line_naming_its_link(run_cli, tmp_path: Path) -> None:
+    ws = write_files(tmp_path / "ws", {"skills/a/SKILL.md": skill_md("a", "A"), "skills/b/notes.md": "b"})
+    (ws / "skills/loop1").symlink_to("..")  # back to the workspace, which holds skills/ again
+    (ws / "skills/x").symlink_to("y")  # two links that point at each other: one loop
+    (ws / "skills/y").symlink_to("x")
+    (ws / "skills/b/SKILL.md").symlink_to("SKILL.md")
+    code, out, err = run_cli("context", "--workspace", ws, "--format", "json")
+    assert (code, err) == (0, "")
+    document = json.loads(out)
+    assert document["warnings"] == [
+        f"{ws}/skills/b/SKILL.md: a link loop (skills/b/SKILL.md -> skills/b/SKILL.md); skipped",
+        f"{ws}/skills/loop1: a link loop (it leads back to {ws}/skills); skipped",
+        f"{ws}/skills/x: a link loop (skills/x -> skills/y -> skills/x); skipped",
+    ]
+    assert document["skills_summary"]["listed"] == 1 and document["skills_summary"]["skipped"] == {"link loop": 1}
+    code, out, _ = run_cli("context", "--workspace", ws)
+    assert [line for line in out.splitlines() if "a link loop" in line] == [f"  - {w}" for w in document["warnings"]]
+
+
+def test_a_second_way_into_a_searched_directory_is_no_loop(tmp_path: Path) -> None:
+    write_files(tmp_path, {"skills/real/SKILL.md": skill_md("real", "Real")})
+    (tmp_path / "skills/alias").symlink_to("real")
+    block = build(tmp_path)
+    assert listed_names(block) == ["real"] and block.diagnostics == ()
 
 
 @pytest.mark.parametrize("target", ["/", "/proc"])
@@ -456,3 +487,25 @@ def test_no_corpus_workspace_reaches_a_cap() -> None:
 def test_a_skill_md_block_is_found_exactly_where_a_workspace_file_block_would_be(text: str) -> None:
     metadata, _ = skills.skill_metadata(text)
     assert metadata == frontmatter.split(text).metadata
+
+
+# --------------------------------------------------------------------------- one line per diagnostic (issue 14 review, item 10)
+
+FORGED = "bad\npromptc: error: forged\x1b[2J"
+
+
+def test_a_skill_directory_name_cannot_forge_a_line_in_the_context_report(run_cli, tmp_path: Path) -> None:
+    ws = write_files(tmp_path / "ws", {
+        f"skills/{FORGED}/SKILL.md": "---\nname: [unclosed\n---\n",  # a warning that names the path
+        f"skills/{FORGED}-named/SKILL.md": skill_md(None, "Named after its directory"),
+        "skills/needy/SKILL.md": skill_md("needy", "Needs a tool", 'metadata: {requires: {bins: ["x\\npromptc: error: forged"]}}'),
+    })  # fmt: skip
+    code, out, err = run_cli("context", "--workspace", ws, "--detail")
+    assert (code, err) == (0, "")
+    assert not any(line.startswith("promptc: error") or "\x1b" in line for line in out.splitlines()), out
+    escaped = "bad\\npromptc: error: forged\\x1b[2J"
+    assert f"  - {ws}/skills/{escaped}/SKILL.md: frontmatter is not valid YAML" in out
+    assert f"  + {escaped}-named" in out.splitlines()
+    assert "  - needy (ineligible: binaries not on PATH: x\\npromptc: error: forged)" in out.splitlines()
+    code, out, _ = run_cli("render", "--workspace", ws, "--no-state")
+    assert "<name>bad&#10;promptc: error: forged\ufffd[2J-named</name>" in out  # the prompt keeps the name

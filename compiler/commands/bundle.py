@@ -46,8 +46,6 @@ FORMAT = 1
 MARKER = ".promptc-bundle"
 """A file only promptc writes into a bundle: a rebuild replaces a directory only when it holds it."""
 MARKER_TEXT = "promptc bundle: this directory is replaced whole by `promptc bundle --out`\n"
-BUNDLE_ENTRIES = frozenset({MANIFEST, STABLE_DIR, MARKER})
-"""Everything a bundle holds at its top level."""
 LEGACY_MANIFEST_KEYS = frozenset({"format", "token_method", "variants"})
 """A manifest written before the marker existed has exactly these keys."""
 
@@ -277,13 +275,71 @@ def _check_replaceable(target: Path, out: Path) -> None:
 
 
 def _not_a_bundle(directory: Path) -> str | None:
-    """Why a non-empty directory is not one promptc wrote, or None when it is."""
-    foreign = sorted(p.name for p in directory.iterdir() if p.name not in BUNDLE_ENTRIES)
-    if foreign:
-        return f"it holds {foreign[0]!r}, which a bundle never does"
-    if _has_marker(directory) or _is_legacy_bundle(directory):
+    """Why a non-empty directory is not one promptc wrote, or None when it is: it has the
+    marker (or a legacy manifest) and nothing, at any depth, that promptc did not write."""
+    stored = _stored_manifest(directory)
+    foreign = _foreign_entry(directory, _listed_hashes(stored))
+    if foreign is None:
+        return None if _has_marker(directory) or _is_legacy_manifest(stored) else f"no {MARKER} marker"
+    if stored is None and foreign.startswith(f"{STABLE_DIR}/") and (directory / MANIFEST).exists():
+        return f"its {MANIFEST} cannot be read, so the files in {STABLE_DIR}/ promptc wrote are unknown"
+    return f"it holds {foreign!r}, which a bundle never does"
+
+
+def _foreign_entry(directory: Path, hashes: set[str]) -> str | None:
+    """The first entry (in sorted order, as a path inside the bundle) promptc did not write: a
+    bundle holds its manifest and marker files and `stable/` with one `<sha256>.md` file per
+    stable hash its manifest lists. Nothing is followed: a link is foreign."""
+    for entry in _sorted_entries(directory):
+        if entry.name in (MANIFEST, MARKER) and entry.is_file(follow_symlinks=False):
+            continue
+        if entry.name == STABLE_DIR and entry.is_dir(follow_symlinks=False):
+            stable = (e for e in _sorted_entries(Path(entry.path)) if not _is_stable_file(e, hashes))
+            inner = next(stable, None)
+            if inner is None:
+                continue
+            return f"{STABLE_DIR}/{_first_inside(inner)}"
+        return _first_inside(entry)
+    return None
+
+
+def _sorted_entries(directory: Path) -> list[os.DirEntry]:
+    with os.scandir(directory) as entries:
+        return sorted(entries, key=lambda entry: entry.name)
+
+
+def _is_stable_file(entry: os.DirEntry, hashes: set[str]) -> bool:
+    return entry.name.endswith(".md") and entry.name[:-3] in hashes and entry.is_file(follow_symlinks=False)
+
+
+def _first_inside(entry: os.DirEntry) -> str:
+    """`entry`'s name, or for a real directory the path of the first thing in it (the file
+    a user would miss)."""
+    shown = entry.name
+    while entry.is_dir(follow_symlinks=False):
+        inside = _sorted_entries(Path(entry.path))
+        if not inside:
+            return shown + "/"
+        entry = inside[0]
+        shown += "/" + entry.name
+    return shown
+
+
+def _listed_hashes(stored: Any) -> set[str]:
+    """The stable hashes a parsed manifest lists (none when there is no readable one)."""
+    rows = stored.get("variants") if isinstance(stored, dict) else None
+    rows = rows if isinstance(rows, list) else []
+    return {row["stable_sha256"] for row in rows if isinstance(row, dict) and isinstance(row.get("stable_sha256"), str)}
+
+
+def _stored_manifest(directory: Path) -> Any:
+    """The parsed `manifest.json` of a directory, or None when it is no readable JSON file."""
+    if not _is_regular(directory / MANIFEST):
         return None
-    return f"no {MARKER} marker"
+    try:
+        return json.loads((directory / MANIFEST).read_text(encoding="utf-8"))
+    except (ValueError, RecursionError):  # RecursionError: nested past what the parser takes
+        return None
 
 
 def _is_regular(path: Path) -> bool:
@@ -298,14 +354,8 @@ def _has_marker(directory: Path) -> bool:
         return handle.read(len(expected) + 1) == expected
 
 
-def _is_legacy_bundle(directory: Path) -> bool:
+def _is_legacy_manifest(stored: Any) -> bool:
     """A bundle written before the marker existed: its manifest has exactly promptc's keys."""
-    if not _is_regular(directory / MANIFEST):
-        return False
-    try:
-        stored = json.loads((directory / MANIFEST).read_text(encoding="utf-8"))
-    except ValueError:
-        return False
     return isinstance(stored, dict) and set(stored) == LEGACY_MANIFEST_KEYS and stored["format"] == FORMAT
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Callable, MutableMapping, Sequence
 
 from ..model import Budgets, ContextFile, FileStatus, WorkspaceFile
-from .state import read_json_object, write_json_atomic
+from .state import read_json_bytes, read_json_object, write_members
 
 HEAD_TENTHS = 7
 TAIL_TENTHS = 2
@@ -418,7 +418,6 @@ def read_seen(state_path: Path) -> tuple[str, ...]:
 
 
 def write_seen(state_path: Path, seen: Sequence[str]) -> None:
-    """Store the seen signatures atomically, keeping every other key of the session state."""
-    data = read_json_object(Path(state_path), "session state") or {}
-    data[SEEN_SIGNATURES_KEY] = list(seen)[-MAX_SEEN_SIGNATURES:]
-    write_json_atomic(Path(state_path), data)
+    """Store the seen signatures atomically; every other key of the session state keeps its text."""
+    data = read_json_bytes(Path(state_path), "session state")
+    write_members(Path(state_path), data, "session state", {SEEN_SIGNATURES_KEY: list(seen)[-MAX_SEEN_SIGNATURES:]})

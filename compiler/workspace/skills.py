@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import fsutil
-from ..errors import Location, WorkspaceError
+from ..errors import Location, WorkspaceError, one_line
 from ..freshness import Tracker
 from ..model import ResolvedConfig, Skill, SkillEntry, SkillsBlock
 from ..sections.text import replace_surrogates
@@ -54,6 +54,8 @@ class _Walk:
     """(SKILL.md path, why in a few words) for each file found but not made a skill."""
     limits: dict[str, int] = field(default_factory=lambda: {"directories": MAX_DIRECTORIES, "SKILL.md files": MAX_SKILLS})
     used: dict[str, int] = field(default_factory=dict)
+    loops: set[str] = field(default_factory=set)
+    """The links a loop diagnostic has named (or passed through): each loop is said once."""
 
     def exhausted(self) -> bool:
         """Whether a limit was passed: nothing more is walked or read."""
@@ -130,19 +132,34 @@ def _root_skills(root: Path, base_path: Path, identity: fsutil.Identity | None, 
         os.close(fd)
 
 
+@dataclass(frozen=True)
+class _Step:
+    """A directory on the walk's current path."""
+
+    identity: tuple[int, int]
+    relative: str
+    via_link: bool
+    """Whether the walk got here through a symlink (the last component was one)."""
+
+
 def _walk(base: _Base, relative: str, depth: int, walk: _Walk, visited: set[tuple[int, int]],
-          parent: int | None = None) -> Iterator[Skill]:  # fmt: skip
+          parent: int | None = None, trail: tuple[_Step, ...] = ()) -> Iterator[Skill]:  # fmt: skip
     """Depth-first, sorted; hidden dirs and node_modules skipped; link loops cut by identity.
     A child that is no link is opened from its parent's descriptor; a link, from the base."""
     path = base.path / relative
-    fd = None if walk.exhausted() else _open_dir(base, relative, walk, depth, parent)
-    if fd is None:
+    opened = None if walk.exhausted() else _open_dir(base, relative, walk, depth, parent)
+    if opened is None:
         return
+    fd, via_link = opened
     try:
         info = os.fstat(fd)
-        if (info.st_dev, info.st_ino) in visited or not walk.spend("directories"):
+        step = _Step((info.st_dev, info.st_ino), relative, via_link)
+        if step.identity in visited:
+            _note_loop_back(base, trail, step, walk)
             return
-        visited.add((info.st_dev, info.st_ino))
+        if not walk.spend("directories"):
+            return
+        visited.add(step.identity)
         has_skill, children = _listing(os.scandir(fd), depth)
         walk.tracker.listing(str(path), info, (has_skill, children), lambda: _listing(os.scandir(path), depth))
         if has_skill:
@@ -150,19 +167,22 @@ def _walk(base: _Base, relative: str, depth: int, walk: _Walk, visited: set[tupl
             if skill is not None:
                 yield skill
         for child in children:
-            yield from _walk(base, f"{relative}/{child}", depth + 1, walk, visited, fd)
+            yield from _walk(base, f"{relative}/{child}", depth + 1, walk, visited, fd, (*trail, step))
     except OSError as error:
         walk.diagnostics.append(f"{path}: cannot be listed ({error.strerror or error}); skipped")
     finally:
         os.close(fd)
 
 
-def _open_dir(base: _Base, relative: str, walk: _Walk, depth: int, parent: int | None) -> int | None:
-    """The directory below `base`, or None (absent at the top; else skipped with a diagnostic)."""
+def _open_dir(base: _Base, relative: str, walk: _Walk, depth: int, parent: int | None) -> tuple[int, bool] | None:
+    """The directory below `base` and whether a link led there, or None (absent at the top;
+    else skipped with a diagnostic)."""
     path = base.path / relative
     try:
         fd = None if parent is None else fsutil.open_child(parent, os.path.basename(relative), directory=True)
-        return fd if fd is not None else fsutil.open_beneath(base.fd, relative, base.spellings, directory=True, allowed=walk.allowed)
+        if fd is not None:
+            return fd, False
+        return fsutil.open_beneath(base.fd, relative, base.spellings, directory=True, allowed=walk.allowed), parent is not None
     except FileNotFoundError:
         walk.tracker.missing(str(path))
     except fsutil.Refused as refused:
@@ -170,9 +190,49 @@ def _open_dir(base: _Base, relative: str, walk: _Walk, depth: int, parent: int |
         walk.diagnostics.append(f"{path}: {refused.detail} (skills.load.allowSymlinkTargets can allow it); skipped")
     except OSError as error:
         _track_link(path, walk.tracker)
-        if depth > 0 or error.errno != errno.ENOTDIR:
+        if error.errno == errno.ELOOP:
+            _note_link_cycle(base, path, walk)
+        elif depth > 0 or error.errno != errno.ENOTDIR:
             walk.diagnostics.append(f"{path}: cannot be opened ({error.strerror or error}); skipped")
     return None
+
+
+def _note_loop_back(base: _Base, trail: tuple[_Step, ...], step: _Step, walk: _Walk) -> None:
+    """A directory met again: a loop when it is one the walk is inside of (said once, naming the
+    first link below it on the way here); merely a second way in when not (nothing to say)."""
+    above = [s.identity for s in trail]
+    if step.identity not in above:
+        return
+    ancestor = trail[above.index(step.identity)]
+    link = next((s for s in (*trail[above.index(step.identity) + 1 :], step) if s.via_link), step)
+    shown = str(base.path / link.relative)
+    if shown not in walk.loops:
+        walk.loops.add(shown)
+        walk.diagnostics.append(f"{shown}: a link loop (it leads back to {base.path / ancestor.relative}); skipped")
+
+
+def _note_link_cycle(base: _Base, path: Path, walk: _Walk) -> None:
+    """Links that lead to each other (ELOOP): one diagnostic for the whole cycle, at its first link met."""
+    chain = _link_chain(path)
+    if walk.loops.intersection(chain):
+        return
+    walk.loops.update(chain)
+    names = [_shown(Path(link), base.path) for link in chain]
+    walk.diagnostics.append(f"{path}: a link loop ({' -> '.join([*names, names[0]])}); skipped")
+
+
+def _link_chain(path: Path) -> list[str]:
+    """The links from `path` on, by path, until one repeats (read only to name them)."""
+    chain: list[str] = []
+    current = str(path)
+    while current not in chain and len(chain) <= fsutil.MAX_SYMLINKS:
+        try:
+            target = os.readlink(current)
+        except OSError:
+            break
+        chain.append(current)
+        current = os.path.normpath(os.path.join(os.path.dirname(current), target))
+    return chain or [str(path)]
 
 
 def _track_link(path: Path, tracker: Tracker) -> None:
@@ -199,7 +259,7 @@ def _is_file(entry: os.DirEntry) -> bool:
     try:
         return entry.is_file()
     except OSError:
-        return False
+        return _is_link(entry)  # a link that cannot be followed (a loop): reading it says why
 
 
 def _searchable(entry: os.DirEntry) -> bool:
@@ -207,6 +267,13 @@ def _searchable(entry: os.DirEntry) -> bool:
         return False
     try:
         return entry.is_dir()
+    except OSError:
+        return _is_link(entry)  # a link loop: opening it says so
+
+
+def _is_link(entry: os.DirEntry) -> bool:
+    try:
+        return entry.is_symlink()
     except OSError:
         return False
 
@@ -224,8 +291,11 @@ def _read_skill(base: _Base, relative: str, walk: _Walk, directory: int) -> Skil
         return None
     except OSError as error:
         _track_link(path, walk.tracker)
-        walk.diagnostics.append(f"{path}: cannot be read ({error.strerror or error}); skipped")
-        walk.skipped.append((str(path), "cannot be read"))
+        if error.errno == errno.ELOOP:
+            _note_link_cycle(base, path, walk)
+        else:
+            walk.diagnostics.append(f"{path}: cannot be read ({error.strerror or error}); skipped")
+        walk.skipped.append((str(path), "link loop" if error.errno == errno.ELOOP else "cannot be read"))
         return None
     return _skill_from(path, raw, walk)
 
@@ -441,6 +511,7 @@ def build(
         f"{s.location}: lists {requirement_count(s)} requirements (at most {MAX_REQUIREMENTS}); skill not eligible"
         for s in found if requirement_count(s) > MAX_REQUIREMENTS
     )
+    diagnostics = tuple(one_line(d) for d in diagnostics)  # a path or a name may hold a line break
     shown = [_displayed(skill, workspace_root) for skill in found]
     reasons = {
         skill.name: eligibility(skill, cfg, env=env, which=which, platform=platform)
@@ -452,13 +523,13 @@ def build(
     listed = {skill.name for skill in candidates[: listing.count]}
     within_count = {skill.name for skill in candidates}
     entries = tuple(_entry(skill, reasons[skill.name], listed, within_count) for skill in shown)
-    shown_skipped = tuple((_shown_location(path, workspace_root), why) for path, why in skipped)
+    shown_skipped = tuple((_shown(Path(path), workspace_root), why) for path, why in skipped)
     return SkillsBlock(listing.text, entries, listing.note, diagnostics, shown_skipped)
 
 
-def _shown_location(path: str, workspace_root: Path) -> str:
-    location = Path(path)
-    return location.relative_to(workspace_root).as_posix() if location.is_relative_to(workspace_root) else path
+def _shown(location: Path, root: Path) -> str:
+    """`location` relative to `root` when inside it (POSIX slashes), else as it is."""
+    return location.relative_to(root).as_posix() if location.is_relative_to(root) else str(location)
 
 
 def allowed_targets(cfg: ResolvedConfig) -> tuple[str, ...]:
@@ -479,16 +550,17 @@ def _displayed(skill: Skill, workspace_root: Path) -> Skill:
 def _entry(
     skill: Skill, ineligible: str | None, listed: set[str], within_count: set[str]
 ) -> SkillEntry:
-    """How one skill fared: listed, ineligible, over the count limit, or cut by the budget."""
+    """How one skill fared: listed, ineligible, over the count limit, or cut by the budget. Its
+    name and reason are one printable line (a report shows them so; the prompt keeps the name)."""
     if skill.name in listed:
         reason = None
     elif ineligible is not None:
-        reason = f"ineligible: {ineligible}"
+        reason = one_line(f"ineligible: {ineligible}")
     elif skill.name in within_count:
         reason = "skills budget"
     else:
         reason = "over maxSkillsInPrompt"
-    return SkillEntry(skill.name, skill.location, skill.version, skill.name in listed, reason)
+    return SkillEntry(one_line(skill.name), skill.location, skill.version, skill.name in listed, reason)
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -76,13 +79,14 @@ def _state_field(data: dict[str, Any], key: str, kind: type, path: str, default:
 
 
 def write_state(root: Path, state: WorkspaceState) -> None:
-    """Persist the setup state atomically."""
+    """Persist the setup state atomically; other keys in the file keep their text."""
     data: dict[str, Any] = {"version": state.version}
     if state.bootstrap_seeded_at is not None:
         data["bootstrapSeededAt"] = state.bootstrap_seeded_at
     if state.setup_completed_at is not None:
         data["setupCompletedAt"] = state.setup_completed_at
-    write_json_atomic(state_path(root), data)
+    path = state_path(root)
+    write_members(path, _read_state_file(Path(root), Tracker(), None), "workspace state", data)
 
 
 def next_state(state: WorkspaceState, *, bootstrap_present: bool, now: str) -> WorkspaceState:
@@ -170,24 +174,32 @@ def read_json_object(path: Path, what: str) -> dict[str, Any] | None:
     waited on); anything unreadable is a WorkspaceError naming `what` and, for bad JSON, the
     line and column.
     """
+    return _parse_json(read_json_bytes(path, what), Path(path), what)
+
+
+def read_json_bytes(path: Path, what: str) -> bytes | None:
+    """The bytes of a small JSON state file the user named, or None when it does not exist."""
     try:
-        data = fsutil.read_regular(path, MAX_STATE_BYTES)[0]
+        return fsutil.read_regular(path, MAX_STATE_BYTES)[0]
     except FileNotFoundError:
         return None
     except fsutil.Refused as refused:
         raise WorkspaceError(f"cannot read {what}: it {refused.detail}", Location(str(path))) from refused
     except OSError as error:
         raise WorkspaceError(f"cannot read {what}: {error.strerror or error}", Location(str(path))) from error
-    return _parse_json(data, Path(path), what)
 
 
 def _parse_json(data: bytes | None, path: Path, what: str) -> dict[str, Any] | None:
-    if data is None:
-        return None
+    return None if data is None else _decode_object(data, path, what)[1]
+
+
+def _decode_object(data: bytes, path: Path, what: str) -> tuple[str, dict[str, Any]]:
+    """The text of a JSON state file and its top-level object; anything else a WorkspaceError."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         raise WorkspaceError(f"cannot read {what}: {error}", Location(str(path))) from error
+    _check_bounds(text, str(path), what)
     try:
         value = json.loads(text)
     except json.JSONDecodeError as error:
@@ -195,9 +207,93 @@ def _parse_json(data: bytes | None, path: Path, what: str) -> dict[str, Any] | N
         raise WorkspaceError(f"{what} is not valid JSON: {error.msg}", where) from error
     if not isinstance(value, dict):
         raise WorkspaceError(f"{what} must be a JSON object", Location(str(path)))
-    return value
+    return text, value
+
+
+MAX_JSON_DEPTH = 100
+"""Nesting past this is refused, as in config files: the JSON parser recurses once a level."""
+_JSON_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[{]|[\]}]|-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?', re.DOTALL)
+"""What the bounds check looks at: strings (skipped whole), brackets, numbers."""
+
+
+def _check_bounds(text: str, path: str, what: str) -> None:
+    """Refuse, with its line and column, what the JSON parser cannot take in its stride: nesting
+    past MAX_JSON_DEPTH (a RecursionError) and an integer past Python's digit limit (a ValueError)."""
+    depth, digits = 0, sys.get_int_max_str_digits() or None
+    for token in _JSON_TOKEN.finditer(text):
+        kind, number = token.group()[0], token.group().lstrip("-")
+        depth += 1 if kind in "[{" else -1 if kind in "]}" else 0
+        if depth > MAX_JSON_DEPTH:
+            problem = f"nested more than {MAX_JSON_DEPTH} levels deep"
+        elif digits and number.isdigit() and len(number) > digits:
+            problem = f"a number with more than {digits} digits"
+        else:
+            continue
+        raise WorkspaceError(f"cannot read {what}: {problem}", _where(text, path, token.start()))
+
+
+def _where(text: str, path: str, offset: int) -> Location:
+    return Location(path, text.count("\n", 0, offset) + 1, offset - text.rfind("\n", 0, offset))
+
+
+def write_members(path: Path, data: bytes | None, what: str, changes: Mapping[str, Any]) -> None:
+    """Set `changes` in the JSON state file whose current bytes are `data` (None: there is no
+    file yet), atomically. Every other member keeps its text byte for byte (a number JSON cannot
+    round-trip, such as `1e400` or `-0`, an escaped lone surrogate), and so does the layout."""
+    if data is None:
+        write_json_atomic(path, dict(changes))
+        return
+    text, _ = _decode_object(data, path, what)
+    fsutil.write_text_atomic(Path(path), with_members(text, changes))
+
+
+_SPACE = re.compile(r"[ \t\n\r]*")
+"""Whitespace between JSON tokens (what the json module skips)."""
+
+
+def with_members(text: str, changes: Mapping[str, Any]) -> str:
+    """`text` (a valid JSON object) with each key of `changes` set: a present member's value
+    replaced in place (the last one, which a reader sees, when a key repeats), a new member
+    added after the last one. Values are written as `write_json_atomic` writes them."""
+    spans, after_last = _member_spans(text)
+    edits = [(*spans[key], _value_text(value)) for key, value in changes.items() if key in spans]
+    added = [f'{json.dumps(key)}: {_value_text(value)}' for key, value in changes.items() if key not in spans]
+    if added:
+        joined = "".join(f",\n  {member}" for member in added)
+        edits.append((after_last, after_last, joined if spans else joined[1:] + "\n"))
+    for start, end, new in sorted(edits, reverse=True):
+        text = text[:start] + new + text[end:]
+    return text
+
+
+def _member_spans(text: str) -> tuple[dict[str, tuple[int, int]], int]:
+    """Where each top-level member's value starts and ends, and where a new member goes (after
+    the last value, else just inside the `{`)."""
+    decoder, spans = json.JSONDecoder(), {}
+    at = after_last = _skip(text, 0) + 1
+    at = _skip(text, at)
+    while text[at] != "}":
+        key, at = decoder.raw_decode(text, at)
+        start = _skip(text, _skip(text, at) + 1)
+        _, after_last = decoder.raw_decode(text, start)
+        spans[key] = (start, after_last)
+        at = _skip(text, after_last)
+        at = _skip(text, at + 1) if text[at] == "," else at
+    return spans, after_last
+
+
+def _skip(text: str, at: int) -> int:
+    """The offset of the first token at or after `at`."""
+    space = _SPACE.match(text, at)
+    return space.end() if space else at
+
+
+def _value_text(value: Any) -> str:
+    """One member's value as indented JSON two spaces in; escapes keep it ASCII."""
+    return json.dumps(value, indent=2).replace("\n", "\n  ")
 
 
 def write_json_atomic(path: Path, data: Any) -> None:
-    """Write `data` as indented JSON, atomically (temp file beside it, then rename)."""
-    fsutil.write_text_atomic(Path(path), json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    """Write `data` as indented JSON, atomically (temp file beside it, then rename). Non-ASCII
+    characters are escaped, so any string, a lone surrogate too, gives valid UTF-8 JSON."""
+    fsutil.write_text_atomic(Path(path), json.dumps(data, indent=2) + "\n")
