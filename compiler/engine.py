@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Hashable, Mapping, Sequence
 
 from . import checks, pipeline
 from .config import layers
-from .freshness import LRU, Tracker
 from .errors import RunFactsError
+from .freshness import LRU, Tracker
 from .model import Prompt, RunFacts
 from .pipeline import Request, StateUpdate
 

@@ -64,10 +64,11 @@ class Request:
                 object.__setattr__(self, name, value)
 
 
+_LAYER = checks.instance_of(layers.Layer, "a config layer (promptc.config.layers.Layer)")
 FIXED_INPUT_CHECKS: dict[str, checks.Check] = {
     "config_paths": checks.sequence_of(checks.path, "paths"),
     "overrides": checks.sequence_of(checks.text, "KEY=VALUE strings"),
-    "config_layers": checks.sequence_of(checks.instance_of(layers.Layer, "a config layer (promptc.config.layers.Layer)"), "config layers"),
+    "config_layers": checks.sequence_of(_LAYER, "config layers"),
     "workspace": checks.optional(checks.path),
     "template_dirs": checks.sequence_of(checks.path, "paths"),
     "contribution_paths": checks.sequence_of(checks.path, "paths"),

@@ -68,6 +68,7 @@ def test_a_partial_and_a_gate_are_bounded_too(make_workspace, tmp_path):
 
 
 def test_products_and_powers_within_the_limits_still_work(make_workspace, tmp_path):
-    body = "{{ 'ab' * 3 }} {{ 3 * 'c' }} {{ ([0] * 1000000) | length }} {{ 2 ** 10 }} {{ 6 * 7 }} {{ 2 ** -1 }} {{ 1 ** (10 ** 4000) }} {{ ('x' * 10000000) | length }}"
+    body = ("{{ 'ab' * 3 }} {{ 3 * 'c' }} {{ ([0] * 1000000) | length }} {{ 2 ** 10 }} {{ 6 * 7 }} {{ 2 ** -1 }}"
+            " {{ 1 ** (10 ** 4000) }} {{ ('x' * 10000000) | length }}")
     prompt = compile_prompt(Request(workspace=make_workspace({}), template_dirs=(_templates(tmp_path, body),)))
     assert "ababab ccc 1000000 1024 42 0.5 1 10000000" in prompt.stable

@@ -142,7 +142,8 @@ def _require_file(path: Path) -> None:
     except OSError as exc:
         raise TranscriptError(f"cannot read session file: {exc.strerror or exc}", Location(str(path))) from exc
     if not stat.S_ISREG(mode):
-        raise TranscriptError(f"not a session file: it is {_NODE_KINDS.get(stat.S_IFMT(mode), 'not a regular file')}", Location(str(path)))
+        kind = _NODE_KINDS.get(stat.S_IFMT(mode), "not a regular file")
+        raise TranscriptError(f"not a session file: it is {kind}", Location(str(path)))
 
 
 _NODE_KINDS = {stat.S_IFDIR: "a directory", stat.S_IFIFO: "a FIFO (named pipe)", stat.S_IFCHR: "a character device",

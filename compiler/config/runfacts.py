@@ -168,11 +168,11 @@ def _user_values(value: Any) -> Any:
         raise ValueError("expected a mapping of user variable names to values")
     for name, item in value.items():
         problem = checks.variable_name(name)
-        try:
-            if problem is None:
+        if problem is None:
+            try:
                 checks.plain(item, str(name))
-        except ValueError as exc:
-            problem = str(exc)
+            except ValueError as exc:
+                problem = str(exc)
         if problem is not None:
             raise _Inside((name,), problem)
     return value
@@ -255,7 +255,8 @@ def _checked(key: str, raw: Any, label: str, located: yamlsrc.Located | None) ->
     except (ValueError, RunFactsError) as exc:
         inner = exc.inner if isinstance(exc, _Inside) else ()
         where = located.where((key, *inner)) if located else None
-        raise RunFactsError(f"{label}{''.join(f'[{p}]' if isinstance(p, int) else f'.{p}' for p in inner)}: {_problem(exc)}", where) from exc
+        place = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in inner)
+        raise RunFactsError(f"{label}{place}: {_problem(exc)}", where) from exc
 
 
 def _var_flags(texts: Sequence[str], origins: dict[str, str]) -> dict[str, str]:

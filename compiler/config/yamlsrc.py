@@ -155,7 +155,6 @@ class _Builder:
             self.locations[key_path + (key,)] = _node_location(key_node, self.path)
         return result
 
-
     def scalar(self, node: yaml.Node, where: Location) -> Any:
         """One scalar's value; strings lose lone surrogates (they cannot be written as UTF-8), and
         a number too long to write out again is refused however it is written."""
