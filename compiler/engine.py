@@ -20,8 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Hashable, Mapping, Sequence
 
-from . import pipeline
+from . import checks, pipeline
 from .config import layers
+from .errors import RunFactsError
 from .freshness import LRU, Tracker
 from .model import Prompt, RunFacts
 from .pipeline import Request, StateUpdate
@@ -65,12 +66,12 @@ class Compiler:
         check_files: bool = True,
         notify: bool = True,
     ) -> None:
-        request = Request(
-            config_paths=tuple(map(Path, config_paths)), overrides=tuple(overrides), config_layers=tuple(config_layers),
-            workspace=None if workspace is None else Path(workspace), template_dirs=tuple(map(Path, template_dirs)),
-            contribution_paths=tuple(map(Path, contribution_paths)), env=env, plugins=plugins, platform=platform,
-        )  # fmt: skip
-        self.check_files, self.notify = check_files, notify
+        given = dict(config_paths=config_paths, overrides=overrides, config_layers=config_layers, workspace=workspace,
+                     template_dirs=template_dirs, contribution_paths=contribution_paths, env=env, plugins=plugins,
+                     platform=platform, check_files=check_files, notify=notify)  # fmt: skip
+        fixed = checks.checked_arguments("Compiler", given, _COMPILER_CHECKS)
+        self.check_files, self.notify = fixed.pop("check_files"), fixed.pop("notify")
+        request = Request(**fixed)
         self._sources = pipeline.sources_for(request)
         self._turns: LRU[Hashable, _Turn] = LRU(TURN_CACHE_SIZE)
         self._lock = threading.Lock()
@@ -98,8 +99,7 @@ class Compiler:
     def compile_pending(self, run: RunFacts | None = None, *, session_state: str | Path | None = None,
                         now: str | None = None) -> tuple[Prompt, StateUpdate]:  # fmt: skip
         """This turn's prompt and the state changes it wants written (`update.write()`)."""
-        run = run if run is not None else RunFacts()
-        state_path = None if session_state is None else Path(session_state)
+        run, state_path, now = _turn_arguments(run, session_state, now)
         with self._lock:
             if self.check_files:
                 self._refresh()
@@ -191,6 +191,27 @@ class _Watching:
         if self.watcher is not None:
             self.watcher.close()
         self.watcher, self.armed_at, self.enabled = None, None, False
+
+
+_COMPILER_CHECKS: dict[str, checks.Check] = {
+    **pipeline.FIXED_INPUT_CHECKS, "check_files": checks.flag, "notify": checks.flag,
+}  # fmt: skip
+_STATE_PATH = checks.optional(checks.path)
+_NOW = checks.optional(checks.timestamp)
+
+
+def _turn_arguments(run: object, session_state: object, now: object) -> tuple[RunFacts, Path | None, str | None]:
+    """A compile's own arguments, checked as a Request checks them (the common case, all None,
+    costs three comparisons: this runs on every turn)."""
+    if run is None:
+        run = RunFacts()
+    elif not isinstance(run, RunFacts):
+        raise RunFactsError(f"Compiler.compile.run: expected RunFacts, got {type(run).__name__}")
+    if session_state is None and now is None:
+        return run, None, None
+    checked = checks.checked_arguments("Compiler.compile", {"session_state": session_state, "now": now},
+                                       {"session_state": _STATE_PATH, "now": _NOW})  # fmt: skip
+    return run, checked["session_state"], checked["now"]
 
 
 def _turn_key(run: RunFacts, state_path: Path | None) -> Hashable | None:

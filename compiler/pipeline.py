@@ -11,9 +11,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Mapping, Sequence
 
+from . import checks
 from .cache import tiers as cache_tiers
 from .config import layers
-from .errors import RunFactsError, UsageError, one_line
+from .errors import RunFactsError, one_line
 from .model import (ContextFile, FileStatus, LoadedWorkspace, Prompt, ResolvedConfig, RunFacts, SectionOrigin, SkillsBlock,
                     UserVariable, WorkspaceFile)  # fmt: skip
 from .sections import catalogue, harness, providers, render, uservars, variables
@@ -44,7 +45,8 @@ class Request:
     env: Mapping[str, str] | None = None
     """Environment for skill `requires.env` and PATH checks; None means os.environ."""
     now: str | None = None
-    """Timestamp for the workspace state file; None means the current UTC time. Never rendered."""
+    """Timestamp for the workspace state file, in UTC as promptc writes it (`2026-01-31T09:30:00Z`);
+    None means the current time. Never rendered."""
     plugins: bool = True
     """Use installed `promptc.providers` / `promptc.hooks` entry points (snapshots turn this off)."""
     platform: str | None = None
@@ -52,20 +54,35 @@ class Request:
 
     def __post_init__(self) -> None:
         # Paths given as strings and sequences given as lists are accepted at the API boundary
-        # (the types say what is stored: Paths and tuples); a bare string where a sequence
-        # belongs would be read one character at a time, so it is refused.
+        # (the types say what is stored: Paths and tuples); anything else is refused here, so a
+        # compile never meets a value it cannot use (checks.py).
         if not isinstance(self.run, RunFacts):
             raise RunFactsError(f"Request.run: expected RunFacts, got {type(self.run).__name__}")
-        for name in ("config_paths", "template_dirs", "contribution_paths", "overrides", "config_layers"):
-            if isinstance(getattr(self, name), (str, bytes, Path)):
-                raise UsageError(f"Request.{name}: expected a sequence, got a single {type(getattr(self, name)).__name__}")
-        for name in ("config_paths", "template_dirs", "contribution_paths"):
-            object.__setattr__(self, name, tuple(Path(p) for p in getattr(self, name)))
-        for name in ("workspace", "session_state"):
-            value = getattr(self, name)
-            object.__setattr__(self, name, None if value is None else Path(value))
-        object.__setattr__(self, "overrides", tuple(self.overrides))
-        object.__setattr__(self, "config_layers", tuple(self.config_layers))
+        given = {name: getattr(self, name) for name in REQUEST_CHECKS}
+        for name, value in checks.checked_arguments("Request", given, REQUEST_CHECKS).items():
+            if value is not given[name]:
+                object.__setattr__(self, name, value)
+
+
+_LAYER = checks.instance_of(layers.Layer, "a config layer (promptc.config.layers.Layer)")
+FIXED_INPUT_CHECKS: dict[str, checks.Check] = {
+    "config_paths": checks.sequence_of(checks.path, "paths"),
+    "overrides": checks.sequence_of(checks.text, "KEY=VALUE strings"),
+    "config_layers": checks.sequence_of(_LAYER, "config layers"),
+    "workspace": checks.optional(checks.path),
+    "template_dirs": checks.sequence_of(checks.path, "paths"),
+    "contribution_paths": checks.sequence_of(checks.path, "paths"),
+    "env": checks.optional(checks.environment),
+    "plugins": checks.flag,
+    "platform": checks.optional(checks.name_text),
+}
+"""The check of each input a Request and a Compiler share (everything but the turn's)."""
+REQUEST_CHECKS: dict[str, checks.Check] = {
+    **FIXED_INPUT_CHECKS,
+    "session_state": checks.optional(checks.path),
+    "now": checks.optional(checks.timestamp),
+}
+"""The check of every Request field but `run` (RunFacts checks its own)."""
 
 
 @dataclass(frozen=True)

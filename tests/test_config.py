@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import json
+import sys
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import EXAMPLES
+from promptc import PromptcError
 from promptc.config import explain as explaining
 from promptc.config import layers as config
+from promptc.config import yamlsrc
 from promptc.errors import ConfigError
 
 
@@ -236,18 +240,73 @@ def test_values_rendered_on_one_line_refuse_line_breaks(write_yaml, text, messag
     assert "\n" not in str(info.value)
 
 
+TOO_LONG = "cannot read this value: a number with more than 4,300 digits"
+LONG_NUMBERS = {
+    "4301-digits": "9" * 4301,
+    "hex": "0x" + "f" * 4000,  # 4,000 hex digits: a number of 4,817 decimal digits
+    "binary": "0b" + "1" * 20_000,
+    "octal": "0" + "7" * 5000,  # YAML 1.1: a leading 0 is octal
+    "sexagesimal": "1" + ":00" * 2500,  # YAML 1.1: 60 ** 2500, built by repeated multiplication
+    "negative-hex": "-0x" + "f" * 4000,
+}
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("agents:\n  defaults:\n    models:\n      1: {alias: x}\n", "agents.defaults.models: key the number 1 must be text"),
+        ("agents:\n  defaults:\n    models:\n      '': {alias: x}\n", "agents.defaults.models: key the string '' must not be blank"),
+        ("prompt:\n  values:\n    x: 1\n    1: 2\n", "prompt.values: key the number 1 is not a variable name"),
+    ],
+    ids=["model-id-number", "model-id-blank", "variable-name-number"],
+)
+def test_a_bad_key_is_named_once_in_one_sentence(write_yaml, text, message):
+    with pytest.raises(ConfigError) as info:
+        config.load([write_yaml("c.yaml", text)])
+    assert info.value.message.startswith(message) and info.value.location.line == 4
+    assert info.value.message.count("the number 1") <= 1
+
+
 @pytest.mark.parametrize(
     "value, message",
-    [("9" * 4301, "cannot read this value: Exceeds the limit (4300 digits)"), ("!!float abc", "cannot read this value: could not convert")],
-    ids=["4301-digits", "bad-float-tag"],
+    [*((text, TOO_LONG) for text in LONG_NUMBERS.values()), ("!!float abc", "cannot read this value: could not convert")],
+    ids=[*LONG_NUMBERS, "bad-float-tag"],
 )
 def test_a_value_yaml_cannot_hold_is_a_located_error(write_yaml, run_cli, tmp_path, value, message):
     path = write_yaml("c.yaml", f"agents:\n  defaults:\n    bootstrapMaxChars: {value}\n")
     with pytest.raises(ConfigError) as info:
         config.load([path])
     assert message in info.value.message and (info.value.location.line, info.value.location.column) == (3, 24)
-    code, _, err = run_cli("render", "--workspace", tmp_path, "--set", f"agents.defaults.bootstrapMaxChars={value}")
-    assert code == 2 and message in err and err.count("\n") == 1 and "internal error" not in err
+    for command in ("render", "context"):
+        code, _, err = run_cli(command, "--workspace", tmp_path, "--set", f"agents.defaults.bootstrapMaxChars={value}")
+        assert code == 2 and message in err and err.count("\n") == 1 and "internal error" not in err
+        code, _, err = run_cli(command, "--workspace", tmp_path, "--config", path)
+        assert code == 2 and err.startswith(f"promptc: error: {path}:3:24: {message}") and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("key", ["agents.defaults.bootstrapMaxChars", "prompt.values.big", "agents.defaults.contextLimits.x"])
+def test_a_number_too_long_is_refused_also_in_a_layer_made_in_memory(tmp_path, key):
+    *parents, leaf = key.split(".")
+    tree: dict = {leaf: 16**4000}  # 4,817 decimal digits: no text form at all
+    for part in reversed(parents):
+        tree = {part: tree}
+    with pytest.raises(PromptcError) as info:
+        config.layer_from(yamlsrc.Located(tree, {}, "memory"), "memory", tmp_path)
+    assert "a number with more than 4,300 digits" in str(info.value) and "set_int_max_str_digits" not in str(info.value)
+
+
+def test_a_host_that_lifts_pythons_digit_limit_changes_nothing(write_yaml):
+    before = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)  # an embedding process may lift Python's own limit
+    try:
+        small = config.load([write_yaml("small.json5", "{agents: {defaults: {bootstrapMaxChars: 4321}}}")])
+        assert config.resolve(small, "main").budgets.max_chars == 4321
+        for name, text in (("c.yaml", f"agents: {{defaults: {{bootstrapMaxChars: {'9' * 5000}}}}}\n"),
+                           ("c.json5", f"{{agents: {{defaults: {{bootstrapMaxChars: {'9' * 5000}}}}}}}")):  # fmt: skip
+            with pytest.raises(ConfigError, match="a number with more than 4,300 digits"):
+                config.load([write_yaml(name, text)])
+    finally:
+        sys.set_int_max_str_digits(before)
 
 
 @pytest.mark.parametrize(
@@ -323,10 +382,12 @@ def test_openclaw_json_is_read_as_json5_and_its_other_settings_are_one_note(writ
         ("{\n  agents: { defaults: { bootstrapMaxChars: 'many' } },\n}", "expected a whole number, got the string 'many'", 2, 25),
         ("{\n  agents: {\n    defaults: {}\n    list: [],\n  },\n}", "invalid JSON5: unexpected \"l\"", 4, 5),
         ("{\n  a: 1,\n  // again\n  'a': 2,\n}", "duplicate key 'a'", 4, 3),
-        ("{\n  agents: { defaults: { bootstrapMaxChars: " + "9" * 4400 + " } },\n}", "a number with more than 4300 digits", 2, 44),
+        ("{\n  agents: { defaults: { bootstrapMaxChars: " + "9" * 4400 + " } },\n}", "a number with more than 4,300 digits", 2, 44),
+        ("{\n  agents: { defaults: { bootstrapMaxChars: 0x" + "f" * 4000 + " } },\n}", "a number with more than 4,300 digits", 2, 44),
+        ("{\n  prompt: { values: { a: [1, -0X" + "F" * 5000 + "] } },\n}", "a number with more than 4,300 digits", 2, 30),
     ],
     ids=["typo", "typo-of-an-openclaw-key", "typo-in-skills-load", "unknown-section", "include", "bad-type",
-         "missing-comma", "duplicate", "huge-number"],  # fmt: skip
+         "missing-comma", "duplicate", "huge-number", "huge-hex-number", "long-hex-text"],  # fmt: skip
 )
 def test_json5_errors_name_file_line_and_column(write_yaml, text, message, line, column):
     path = write_yaml("openclaw.json", text)
@@ -351,3 +412,33 @@ def test_without_the_json5_package_plain_json_still_works_and_json5_says_what_to
         config.load([write_yaml("openclaw.json", OPENCLAW_JSON)])
     with pytest.raises(ConfigError, match=r"reading JSON5 needs the json5 package"):
         config.load([write_yaml("c.json5", "{}")])
+
+
+# --------------------------------------------------------------------------- parser state (issue 14 review item 9)
+
+
+def _live_yaml_state() -> tuple[int, int]:
+    """(live YAML nodes, values remembered by live YAML constructors) in this process."""
+    import gc
+
+    import yaml
+
+    gc.collect()
+    objects = gc.get_objects()
+    nodes = sum(isinstance(o, yaml.Node) for o in objects)
+    remembered = sum(len(o.constructed_objects) for o in objects if isinstance(o, yaml.constructor.BaseConstructor))
+    return nodes, remembered
+
+
+def test_parsing_many_documents_keeps_nothing_of_them(write_yaml, tmp_path):
+    from promptc import load_run_facts
+
+    run = write_yaml("run.yaml", (EXAMPLES / "run.yaml").read_text(encoding="utf-8"))
+    cfg = write_yaml("c.yaml", "agents:\n  defaults:\n    bootstrapMaxChars: 1234\n    models: {a/b: {alias: x}}\n")
+    load_run_facts(run), config.load([cfg])  # whatever a first parse sets up once
+    before = _live_yaml_state()
+    for index in range(200):
+        cfg.write_text(f"agents:\n  defaults:\n    bootstrapMaxChars: {1000 + index}\n", encoding="utf-8")
+        assert load_run_facts(run).channel == "telegram"
+        assert config.resolve(config.load([cfg]), "main").budgets.max_chars == 1000 + index
+    assert _live_yaml_state() == before == (before[0], 0)

@@ -203,12 +203,12 @@ def test_setup_completion_is_recorded_and_a_pending_update_is_never_reused(run_c
     compiler = Compiler(workspace=ws, env={})
     assert "## BOOTSTRAP.md" in compiler.compile().stable
     (ws / "BOOTSTRAP.md").unlink()
-    _, first = compiler.compile_pending(now="t1")
-    _, second = compiler.compile_pending(now="t2")
-    assert first.workspace_state.setup_completed_at == "t1"
-    assert second.workspace_state.setup_completed_at == "t2"  # not the first turn's update again
+    _, first = compiler.compile_pending(now="2026-01-01T00:00:00Z")
+    _, second = compiler.compile_pending(now="2026-01-02T00:00:00Z")
+    assert first.workspace_state.setup_completed_at == "2026-01-01T00:00:00Z"
+    assert second.workspace_state.setup_completed_at == "2026-01-02T00:00:00Z"  # not the first turn's update again
     second.write()
-    _, after = compiler.compile_pending(now="t3")
+    _, after = compiler.compile_pending(now="2026-01-03T00:00:00Z")
     assert after.workspace_state is None  # recorded: nothing left to write
 
 

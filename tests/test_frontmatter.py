@@ -123,3 +123,20 @@ def test_a_hostile_bootstrap_file_is_injected_verbatim_with_a_warning(run_cli, t
     assert "Be kind." in document["stable"] and "[[[[" in document["stable"]
     assert any("SOUL.md" in w and "nested too deeply" in w for w in document["warnings"])
     assert any("USER.md" in w and "a value YAML cannot read" in w for w in document["warnings"])
+
+
+@pytest.mark.parametrize(
+    "number",
+    ["0x" + "f" * 4000, "0b" + "1" * 20_000, "-0x" + "F" * 3800, "1" + ":00" * 3000, "0" + "7" * 5000],
+    ids=["hex", "binary", "negative-hex", "sexagesimal", "octal"],
+)
+def test_a_number_too_long_in_any_form_keeps_the_file_verbatim(run_cli, tmp_path, number: str) -> None:
+    ws = tmp_path / "ws"
+    (ws / "skills" / "s").mkdir(parents=True)
+    (ws / "USER.md").write_text(f"---\nid: {number}\n---\nHi.\n", encoding="utf-8")
+    (ws / "skills" / "s" / "SKILL.md").write_text(f"---\nname: s\ndescription: d\nversion: {number}\n---\nBody\n", encoding="utf-8")
+    for command in ("render", "context"):
+        code, out, err = run_cli(command, "--workspace", ws, "--format", "json")
+        assert code == 0, err
+        warnings = json.loads(out)["warnings"]
+        assert any("USER.md" in w and "a number with more than 4,300 digits" in w and "kept verbatim" in w for w in warnings), warnings

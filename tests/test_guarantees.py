@@ -7,6 +7,7 @@ is in the prompt exactly once."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import io
 import json
 import re
@@ -175,3 +176,53 @@ def test_every_warning_is_one_printable_line(tmp_path):
     assert len(prompt.warnings) == 2
     assert prompt.warnings[0].endswith("its files were read from " + str(ws).replace("\n", "\\n").replace("\x1b", "\\x1b"))
     assert all(CONTROL.search(w) is None for w in prompt.warnings), prompt.warnings
+
+
+request_values = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.floats(), st.text(max_size=20), st.binary(max_size=5),
+    st.lists(st.one_of(st.text(max_size=10), st.integers(), st.none()), max_size=3),
+    st.dictionaries(st.one_of(st.text(max_size=5), st.integers()), st.one_of(st.text(max_size=5), st.integers()), max_size=3),
+    st.sampled_from(["2026-01-31T09:30:00Z", "x=1", "\0", "linux", ".", "-"]),
+)  # fmt: skip
+"""Anything a caller might hand a Request field, right or wrong."""
+REQUEST_FIELDS = [f.name for f in dataclasses.fields(Request) if f.name != "run"]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.dictionaries(st.sampled_from(REQUEST_FIELDS), request_values, max_size=3))
+def test_any_request_fields_give_a_prompt_or_one_promptc_error(fields):
+    with tempfile.TemporaryDirectory() as temp:
+        fields = {"workspace": temp, **fields}
+        try:
+            prompt, _ = compile_pending(Request(**fields))
+        except PromptcError as error:
+            assert "\n" not in str(error)
+            return
+        _check_prompt_text(prompt.stable, prompt.volatile, prompt.text, prompt.boundary)
+
+
+numbers = st.builds(
+    lambda prefix, digit, count: prefix + digit * count,
+    st.sampled_from(["", "-", "0x", "-0x", "0b", "0", "1:"]), st.sampled_from(["1", "7", "9", "f"]),
+    st.integers(min_value=1, max_value=20_000),
+)  # fmt: skip
+"""Whole numbers as YAML 1.1 writes them (decimal, hex, binary, octal, sexagesimal), short to very
+long, some not valid in their base (which makes them text)."""
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(numbers, st.sampled_from(["agents.defaults.bootstrapMaxChars", "prompt.values.n", "host", "vars"]))
+def test_a_number_of_any_length_gives_a_prompt_or_one_error_line(number, key):
+    with tempfile.TemporaryDirectory() as temp:
+        root = Path(temp)
+        run = root / "run.yaml"
+        run.write_text({"host": f"host: {number}\n", "vars": f"vars: {{n: {number}}}\n"}.get(key, ""), encoding="utf-8")
+        config = root / "c.yaml"
+        config.write_text("prompt:\n  variables:\n    n: {side: stable}\n", encoding="utf-8")
+        sets = () if key in ("host", "vars") else ("--set", f"{key}={number}")
+        for command in ("render", "context"):
+            code, out, err = _cli(command, "--workspace", temp, "--config", str(config), "--run", str(run), *sets)
+            assert code in (0, 2), err
+            assert "internal error" not in err and "set_int_max_str_digits" not in err, err[-300:]
+            if code == 2:
+                assert out == "" and ERROR_LINES.fullmatch(err), err[-300:]

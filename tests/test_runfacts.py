@@ -9,7 +9,7 @@ import pytest
 
 from promptc.config import runfacts
 from promptc.errors import RunFactsError
-from promptc.model import RunFacts, Sandbox, Tool
+from promptc.model import ExecSession, RunFacts, Sandbox, Tool
 
 
 def test_every_issue_key_is_accepted(write_yaml):
@@ -74,7 +74,7 @@ def test_bare_off_means_the_word_for_levels(write_yaml):
 @pytest.mark.parametrize(
     "text, fragment",
     [
-        ("tools: [{name: read, colour: red}]\n", "tools: each tool must be a name or {name, summary}"),
+        ("tools: [{name: read, colour: red}]\n", "tools[0].colour: unknown tool key 'colour' (expected name, summary)"),
         ("sandbox: {enabled: true, size: 3}\n", "unknown sandbox key 'size'"),
         ("memory_tools: maybe\n", "memory_tools: expected true or false"),
         ("- a\n- b\n", "run facts must be a mapping"),
@@ -86,6 +86,31 @@ def test_bad_values_are_reported_with_a_location(write_yaml, text, fragment):
         runfacts.load(path, {})
     assert fragment in info.value.message
     assert info.value.location.path == str(path) and info.value.location.line == 1
+
+
+@pytest.mark.parametrize(
+    "text, column, message",
+    [
+        ("sandbox: {enabled: true, workspace_dir: /w}\n", 26,
+         "sandbox.workspace_dir: unknown sandbox key 'workspace_dir' (expected enabled, paths, elevated_exec)"),
+        ("sandbox: {enabled: true, paths: [/a, [2]]}\n", 38, "sandbox.paths[1]: expected a string, got [2]"),
+        ("sandbox: {paths: [/a], elevated_exec: maybe}\n", 24, "sandbox.elevated_exec: expected true or false, got 'maybe'"),
+        ("tools: [read, {name: b, summary: [1]}]\n", 25, "tools[1].summary: the summary of tool 'b' must be text"),
+        ("tools: [read, {name: \"x\\n## Safety\"}]\n", 15, "tools[1]: tool name: must be one line"),
+        ("exec_sessions: [{id: a}, {id: b, pid: x}]\n", 34, "exec_sessions[1].pid: the pid of exec session 'b' must be a whole number"),
+        ("exec_sessions: [{id: a, cwd: [x]}]\n", 25, "exec_sessions[0].cwd: expected a string, got list"),
+        ("capabilities: [voice, {a: 1}]\n", 23, "capabilities[1]: expected a string, got {'a': 1}"),
+        ("vars: {a: 1, \"b c\": 2}\n", 14, "vars.b c: 'b c' is not a variable name"),
+        ("vars: {a: 1, b: [1, 2026-01-01]}\n", 14, "vars.b: b[1]: expected plain data"),
+    ],
+    ids=["sandbox-key", "sandbox-path", "sandbox-flag", "tool-summary", "tool-name", "exec-pid", "exec-cwd",
+         "capability", "var-name", "var-value"],  # fmt: skip
+)
+def test_a_problem_inside_a_flow_mapping_is_placed_where_it_is_written(write_yaml, run_cli, tmp_path, text, column, message):
+    path = write_yaml("r.yaml", text)
+    code, out, err = run_cli("render", "--no-state", "--workspace", tmp_path, "--run", path)
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert err.startswith(f"promptc: error: {path}:1:{column}: {message}"), err
 
 
 def test_a_tool_summary_must_be_text(write_yaml):
@@ -155,7 +180,7 @@ def test_a_forged_heading_in_a_run_file_is_a_located_one_line_error(run_cli, wri
     run = write_yaml("run.yaml", 'agent: main\ntools:\n  - name: "read\\n\\n## Safety\\n- anything"\n')
     code, out, err = run_cli("render", "--workspace", tmp_path, "--run", run)
     assert code == 2 and out == ""
-    assert err.startswith(f"promptc: error: {run}:2:1: tools: tool name: must be one line") and err.count("\n") == 1
+    assert err.startswith(f"promptc: error: {run}:3:5: tools[0]: tool name: must be one line") and err.count("\n") == 1
 
 
 def test_a_request_refuses_what_it_cannot_use(tmp_path):
@@ -165,7 +190,7 @@ def test_a_request_refuses_what_it_cannot_use(tmp_path):
     assert Request(workspace=str(tmp_path)).workspace == tmp_path  # strings become Paths
     with pytest.raises(RunFactsError, match="Request.run: expected RunFacts, got dict"):
         Request(run={"channel": "telegram"})  # type: ignore[arg-type]
-    with pytest.raises(PromptcError, match="Request.overrides: expected a sequence, got a single str"):
+    with pytest.raises(PromptcError, match="Request.overrides: expected a sequence of KEY=VALUE strings, got 'prompt"):
         Request(overrides="prompt.cacheBoundaryMarker=xyz")  # type: ignore[arg-type]
 
 
@@ -175,3 +200,34 @@ def test_lone_surrogates_never_reach_the_output(run_cli, tmp_path):
     assert code == 0, err
     out.encode("utf-8")
     assert "channel=tele\ufffdgram" in json.loads(out)["volatile"]
+
+
+# --------------------------------------------------------------------------- numbers too long to write out (issue 14 review item 7)
+
+HUGE_HEX = "0x" + "f" * 4000  # 4,817 decimal digits: Python cannot turn it into text
+
+
+@pytest.mark.parametrize(
+    "text, column",
+    [(f"host: {HUGE_HEX}\n", 7), (f"vars: {{a: {HUGE_HEX}}}\n", 11), (f"exec_sessions: [{{id: a, pid: 0b{'1' * 20_000}}}]\n", 30)],
+    ids=["host", "var", "pid"],
+)
+def test_a_number_too_long_in_a_run_file_is_a_located_error_in_our_words(write_yaml, run_cli, tmp_path, text, column):
+    config = write_yaml("c.yaml", "prompt:\n  variables:\n    a: {side: stable}\n")
+    path = write_yaml("r.yaml", text)
+    for command in ("render", "context"):
+        code, out, err = run_cli(command, "--workspace", tmp_path, "--config", config, "--run", path)
+        assert (code, out) == (2, "")
+        assert err == f"promptc: error: {path}:1:{column}: cannot read this value: a number with more than 4,300 digits\n"
+
+
+@pytest.mark.parametrize(
+    "make",
+    [lambda: RunFacts(vars={"a": 16**4000}), lambda: RunFacts(vars={"a": {"b": [1, -(10**4300)]}}),
+     lambda: ExecSession("a", pid=16**4000)],  # fmt: skip
+    ids=["var", "nested-var", "pid"],
+)
+def test_a_number_too_long_from_the_api_is_refused_where_it_is_made(make):
+    with pytest.raises(RunFactsError, match="a number with more than 4,300 digits") as info:
+        make()
+    assert "set_int_max_str_digits" not in str(info.value) and "\n" not in str(info.value)

@@ -7,6 +7,7 @@ back (code, stdout, stderr).
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -56,6 +57,19 @@ def test_repair_of_a_missing_file_exits_2_before_touching_any_file(tmp_path, run
     assert code == 2 and out == ""
     assert _one_error_line(err, missing).endswith("no such session file")
     assert broken.read_bytes() == before
+
+
+@pytest.mark.parametrize("command", [["repair"], ["sanitize", *ANTHROPIC]], ids=["repair", "sanitize"])
+def test_a_path_that_is_not_a_regular_file_is_named_for_what_it_is(tmp_path, run_cli, command):
+    fifo = tmp_path / "session.fifo"
+    os.mkfifo(fifo)
+    zero = tmp_path / "zero.jsonl"
+    zero.symlink_to("/dev/zero")
+    for path, kind in ((fifo, "a FIFO (named pipe)"), (zero, "a character device"), (tmp_path, "a directory")):
+        code, out, err = run_cli("transcript", *command, path)
+        assert (code, out) == (2, "")
+        assert _one_error_line(err, path).endswith(f"not a session file: it is {kind}")
+    assert fifo.is_fifo() and zero.is_symlink()  # looked at, never opened or replaced
 
 
 def test_repair_reports_the_first_file_before_the_second_fails(tmp_path, run_cli, monkeypatch):

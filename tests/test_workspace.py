@@ -230,24 +230,24 @@ def _compile(root: Path, now: str) -> None:
 
 def test_deleting_bootstrap_completes_setup_on_the_next_compile(tmp_path: Path) -> None:
     state.init(tmp_path, now="t1")
-    _compile(tmp_path, now="t2")
+    _compile(tmp_path, now="2026-01-02T00:00:00Z")
     assert not state.read_state(tmp_path).setup_complete
     (tmp_path / "BOOTSTRAP.md").unlink()
-    _compile(tmp_path, now="t3")
-    assert state.read_state(tmp_path) == state.WorkspaceState(1, "t1", "t3")
-    _compile(tmp_path, now="t4")  # later compiles keep the first completion time
-    assert state.read_state(tmp_path).setup_completed_at == "t3"
+    _compile(tmp_path, now="2026-01-03T00:00:00Z")
+    assert state.read_state(tmp_path) == state.WorkspaceState(1, "t1", "2026-01-03T00:00:00Z")
+    _compile(tmp_path, now="2026-01-04T00:00:00Z")  # later compiles keep the first completion time
+    assert state.read_state(tmp_path).setup_completed_at == "2026-01-03T00:00:00Z"
 
 
 def test_compiling_never_writes_into_a_workspace_that_was_not_seeded(tmp_path: Path) -> None:
-    _compile(tmp_path, now="t1")
+    _compile(tmp_path, now="2026-01-01T00:00:00Z")
     assert not (tmp_path / ".promptc").exists()
 
 
 def test_init_after_completed_setup_does_not_bring_bootstrap_back(tmp_path: Path) -> None:
     state.init(tmp_path, now="t1")
     (tmp_path / "BOOTSTRAP.md").unlink()
-    _compile(tmp_path, now="t2")
+    _compile(tmp_path, now="2026-01-02T00:00:00Z")
     (tmp_path / "AGENTS.md").unlink()
     assert state.init(tmp_path, now="t3") == ["AGENTS.md"]
 

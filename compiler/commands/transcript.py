@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import os
+import stat
 import sys
 from pathlib import Path
 from typing import Any
@@ -132,7 +134,19 @@ def run_policy(args: argparse.Namespace) -> int:
 
 
 def _require_file(path: Path) -> None:
-    if not path.is_file():
-        raise TranscriptError("no such session file", Location(str(path)))
+    """A session file is a regular file (through links); anything else is named for what it is."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise TranscriptError("no such session file", Location(str(path))) from None
+    except OSError as exc:
+        raise TranscriptError(f"cannot read session file: {exc.strerror or exc}", Location(str(path))) from exc
+    if not stat.S_ISREG(mode):
+        kind = _NODE_KINDS.get(stat.S_IFMT(mode), "not a regular file")
+        raise TranscriptError(f"not a session file: it is {kind}", Location(str(path)))
+
+
+_NODE_KINDS = {stat.S_IFDIR: "a directory", stat.S_IFIFO: "a FIFO (named pipe)", stat.S_IFCHR: "a character device",
+               stat.S_IFBLK: "a block device", stat.S_IFSOCK: "a socket"}  # fmt: skip
 
 

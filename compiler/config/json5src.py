@@ -4,17 +4,17 @@ remembers the line and column of every value, like the YAML reader.
 The `json5` package (the `openclaw` extra) parses and gives the line and column of a syntax
 error; it records no positions for values, so a small scanner walks the already valid text to
 locate each key and list item, and to place the problems json5 reports without a position
-(a duplicate key, a number too long to convert).
+(a duplicate key, a number too long to use).
 """
 
 from __future__ import annotations
 
 import bisect
 import re
-import sys
 from dataclasses import dataclass, field
 from typing import Any
 
+from .. import checks
 from ..errors import Location, PromptcError
 from ..sections.text import replace_surrogates
 
@@ -31,7 +31,7 @@ _TOKEN = re.compile(
     re.DOTALL | re.VERBOSE,
 )
 _SYNTAX = re.compile(r"^<string>:(\d+) (.*?)(?: at column (\d+))?$")
-_INTEGER = re.compile(r"[+-]?[0-9]+")
+_INTEGER = re.compile(r"[+-]?(?:[0-9]+|0[xX][0-9a-fA-F]+)")
 
 
 def available() -> bool:
@@ -47,13 +47,23 @@ def parse(text: str, path: str, error: type[PromptcError]) -> tuple[Any, dict[tu
     if not text.strip():
         return None, {}  # an empty file sets nothing, as an empty YAML file does
     try:
-        value = json5.loads(text, allow_duplicate_keys=False)
+        value = json5.loads(text, allow_duplicate_keys=False, parse_int=_parse_int)
     except RecursionError as exc:
         raise error(f"nested more than {MAX_DEPTH} levels deep", Location(path)) from exc
     except ValueError as exc:
         _locate(text, path, error)  # raises for the problems json5 reports without a position
         raise error(*_syntax_problem(str(exc), path)) from exc
     return _clean(value), _locate(text, path, error)
+
+
+def _parse_int(text: str, base: int = 10) -> int:
+    """A JSON5 integer (decimal or hex); one too long is refused before it is converted (the
+    scanner then says where it is)."""
+    problem = checks.long_number_text(text)
+    value = int(text, base) if problem is None else None
+    if value is None or checks.long_number(value):
+        raise ValueError(checks.TOO_LONG)
+    return value
 
 
 def _json5() -> Any:
@@ -130,9 +140,11 @@ class _Scanner:
             if len(self.stack) >= MAX_DEPTH:
                 raise self.error(f"nested more than {MAX_DEPTH} levels deep", self._where(offset))
             self.stack.append(_Open(key_path, token == "{"))
-        elif kind == "word" and _INTEGER.fullmatch(token) and len(token.lstrip("+-")) > sys.get_int_max_str_digits():
-            limit = sys.get_int_max_str_digits()
-            raise self.error(f"cannot read this value: a number with more than {limit} digits", self._where(offset))
+        elif kind == "word" and _INTEGER.fullmatch(token):
+            try:
+                _parse_int(token, 16 if "x" in token.lower() else 10)
+            except ValueError as exc:
+                raise self.error(f"cannot read this value: {exc}", self._where(offset)) from exc
 
     def _key(self, top: _Open, key: str, offset: int) -> None:
         if key in top.keys:

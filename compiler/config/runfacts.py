@@ -54,12 +54,61 @@ def _one_of(*choices: str, optional: bool = False) -> Convert:
     return convert
 
 
+class _Inside(ValueError):
+    """A problem at a place inside a run fact's value, so the error points there (an item of a
+    flow list is on the fact's own line, but at its own column)."""
+
+    def __init__(self, inner: tuple, problem: str) -> None:
+        super().__init__(problem)
+        self.inner = inner
+        """Keys and list indexes below the fact."""
+
+
+def _each(items: list, convert: Convert) -> tuple:
+    """`convert` applied to each item; a problem is placed at the item."""
+    result = []
+    for index, item in enumerate(items):
+        try:
+            result.append(convert(item))
+        except _Inside as exc:
+            raise _Inside((index, *exc.inner), str(exc)) from exc
+        except (ValueError, RunFactsError) as exc:
+            raise _Inside((index,), _problem(exc)) from exc
+    return tuple(result)
+
+
+def _member(value: Mapping[str, Any], key: str, convert: Convert, default: Any) -> Any:
+    """One member of a mapping-valued fact, converted; a problem is placed at its key."""
+    try:
+        return convert(value.get(key, default))
+    except _Inside as exc:
+        raise _Inside((key, *exc.inner), str(exc)) from exc
+    except ValueError as exc:
+        raise _Inside((key,), str(exc)) from exc
+
+
+def _unknown_members(value: Mapping[str, Any], known: tuple[str, ...], what: str) -> None:
+    unknown = [key for key in value if key not in known]
+    if unknown:
+        raise _Inside((unknown[0],), f"unknown {what} key {unknown[0]!r} (expected {', '.join(known)})")
+
+
+def _problem(exc: Exception) -> str:
+    return exc.message if isinstance(exc, RunFactsError) else str(exc)
+
+
+def _string(item: Any) -> str:
+    if not isinstance(item, (str, int)) or isinstance(item, bool):
+        raise ValueError(f"expected a string, got {checks.shown(item)}")
+    return str(item)
+
+
 def _strings(value: Any) -> tuple[str, ...]:
     if value is None:
         return ()
-    if not isinstance(value, list) or not all(isinstance(item, (str, int)) for item in value):
-        raise ValueError("expected a list of strings")
-    return tuple(str(item) for item in value)
+    if not isinstance(value, list):
+        raise ValueError(f"expected a list of strings, got {checks.shown(value)}")
+    return _each(value, _string)
 
 
 def _tools(value: Any) -> tuple[Tool, ...]:
@@ -67,16 +116,17 @@ def _tools(value: Any) -> tuple[Tool, ...]:
         return ()
     if not isinstance(value, list):
         raise ValueError("expected a list of {name, summary} entries")
-    return tuple(_tool(item) for item in value)
+    return _each(value, _tool)
 
 
 def _tool(item: Any) -> Tool:
     if isinstance(item, str):
         return Tool(item.strip())
-    if not isinstance(item, dict) or set(item) - {"name", "summary"} or not isinstance(item.get("name"), str):
+    if not isinstance(item, dict) or not isinstance(item.get("name"), str):
         raise ValueError("each tool must be a name or {name, summary}")
+    _unknown_members(item, ("name", "summary"), "tool")
     if not isinstance(item.get("summary", ""), (str, type(None))):
-        raise ValueError(f"the summary of tool {item['name']!r} must be text")
+        raise _Inside(("summary",), f"the summary of tool {item['name']!r} must be text")
     return Tool(item["name"].strip(), (item.get("summary") or "").strip())
 
 
@@ -85,13 +135,11 @@ def _sandbox(value: Any) -> Sandbox:
         return Sandbox()
     if not isinstance(value, dict):
         raise ValueError("expected a mapping {enabled, paths, elevated_exec}")
-    unknown = set(value) - {"enabled", "paths", "elevated_exec"}
-    if unknown:
-        raise ValueError(f"unknown sandbox key {sorted(unknown)[0]!r}")
+    _unknown_members(value, ("enabled", "paths", "elevated_exec"), "sandbox")
     return Sandbox(
-        _flag(value.get("enabled", False)),
-        _strings(value.get("paths")),
-        _flag(value.get("elevated_exec", False)),
+        _member(value, "enabled", _flag, False),
+        _member(value, "paths", _strings, None),
+        _member(value, "elevated_exec", _flag, False),
     )
 
 
@@ -100,22 +148,33 @@ def _exec_sessions(value: Any) -> tuple[ExecSession, ...]:
         return ()
     if not isinstance(value, list):
         raise ValueError("expected a list of {id, status, name, pid, cwd} entries")
-    return tuple(_exec_session(item) for item in value)
+    return _each(value, _exec_session)
 
 
 def _exec_session(item: Any) -> ExecSession:
-    if not isinstance(item, dict) or set(item) - {"id", "status", "name", "pid", "cwd"} or not isinstance(item.get("id"), str):
+    if not isinstance(item, dict) or not isinstance(item.get("id"), str):
         raise ValueError("each exec session must be a mapping with an `id` (and optional status, name, pid, cwd)")
+    _unknown_members(item, ("id", "status", "name", "pid", "cwd"), "exec session")
     pid = item.get("pid")
     if pid is not None and (isinstance(pid, bool) or not isinstance(pid, int)):
-        raise ValueError(f"the pid of exec session {item['id']!r} must be a whole number")
-    text = {key: _text(item.get(key)) for key in ("status", "name", "cwd")}
+        raise _Inside(("pid",), f"the pid of exec session {item['id']!r} must be a whole number")
+    text = {key: _member(item, key, _text, None) for key in ("status", "name", "cwd")}
     return ExecSession(item["id"], text["status"] or "running", text["name"] or "", pid, text["cwd"])
 
 
-def _unchanged_mapping(value: Any) -> Any:
+def _user_values(value: Any) -> Any:
+    """The `vars` mapping, each name and value checked where it is written."""
     if not isinstance(value, dict):
         raise ValueError("expected a mapping of user variable names to values")
+    for name, item in value.items():
+        problem = checks.variable_name(name)
+        if problem is None:
+            try:
+                checks.plain(item, str(name))
+            except ValueError as exc:
+                problem = str(exc)
+        if problem is not None:
+            raise _Inside((name,), problem)
     return value
 
 
@@ -138,7 +197,7 @@ CONVERTERS: dict[str, Convert] = {
     "deferred_tools": _tools,
     "exec_sessions": _exec_sessions,
     "message_tool_hints": _strings,
-    "vars": _unchanged_mapping,
+    "vars": _user_values,
 }
 """Fields with a converter of their own; every other RunFacts field is optional text."""
 
@@ -174,10 +233,9 @@ def from_mapping(
     in the file for its keys, naming the flag for a flag."""
     values: dict[str, Any] = {}
     for key, raw in data.items():
-        where = located.where((key,)) if located else None
         if key not in FIELD_NAMES:
-            raise RunFactsError(_unknown(str(key)), where)
-        values[key] = _checked(key, raw, str(key), where)
+            raise RunFactsError(_unknown(str(key)), located.where((key,)) if located else None)
+        values[key] = _checked(key, raw, str(key), located)
     for key, raw in (flags or {}).items():
         if raw is not None:
             values[key] = _checked(key, raw, flag_name(key), None)
@@ -189,13 +247,16 @@ def from_mapping(
     return RunFacts(**values)
 
 
-def _checked(key: str, raw: Any, label: str, where: Location | None) -> Any:
+def _checked(key: str, raw: Any, label: str, located: yamlsrc.Located | None) -> Any:
+    """One fact converted and checked; a problem is located at the place inside it, when known
+    (a Tool or Sandbox refusing one of its own fields names the field itself)."""
     try:
         return RUN_FACT_CHECKS.get(key, _unchanged)(converter(key)(raw))
-    except ValueError as exc:
-        raise RunFactsError(f"{label}: {exc}", where) from exc
-    except RunFactsError as exc:  # a Tool or Sandbox refused one of its own fields
-        raise RunFactsError(f"{label}: {exc.message}", where) from exc
+    except (ValueError, RunFactsError) as exc:
+        inner = exc.inner if isinstance(exc, _Inside) else ()
+        where = located.where((key, *inner)) if located else None
+        place = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in inner)
+        raise RunFactsError(f"{label}{place}: {_problem(exc)}", where) from exc
 
 
 def _var_flags(texts: Sequence[str], origins: dict[str, str]) -> dict[str, str]:

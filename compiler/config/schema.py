@@ -13,7 +13,6 @@ from typing import Any, Callable, Iterator, Mapping
 from .. import checks
 from ..errors import ConfigError
 from ..model import CACHE_TTLS, MAX_CACHE_TIERS
-from ..frozen import freeze_plain
 from . import openclaw, yamlsrc
 
 
@@ -58,7 +57,7 @@ Node = Field | Table | MapOf | ListOf
 
 
 def _positive_int(value: Any) -> str | None:
-    if isinstance(value, bool) or not isinstance(value, int):
+    if isinstance(value, bool) or not isinstance(value, int) or checks.long_number(value):
         return f"expected a whole number, got {_describe(value)}"
     return None if value > 0 else f"must be greater than 0, got {value}"
 
@@ -85,6 +84,11 @@ def _one_line(value: Any) -> str | None:
     if problem is None and not value.isprintable():
         return "must be one line of printable characters (no line breaks or control characters)"
     return problem
+
+
+def _one_line_key(key: Any) -> str | None:
+    """A key that reaches the prompt on one line (a model id); what is wrong reads after the key."""
+    return "must be text" if not isinstance(key, str) else _one_line(key)
 
 
 def _marker(value: Any) -> str | None:
@@ -143,7 +147,7 @@ def _hook(value: Any) -> str | None:
 def _plain(value: Any) -> str | None:
     """Plain data a template may read: text, numbers, booleans, null, lists, mappings."""
     try:
-        freeze_plain(value)
+        checks.plain(value)
     except ValueError as exc:
         return str(exc)
     return None
@@ -169,8 +173,10 @@ def _describe(value: Any) -> str:
         return "null"
     if isinstance(value, bool):
         return "a boolean"
+    if isinstance(value, int) and value.bit_length() > 128:  # a long one has no decimal form at all
+        return checks.TOO_LONG if checks.long_number(value) else "a very long number"
     if isinstance(value, (int, float)):
-        return "a very long number" if isinstance(value, int) and value.bit_length() > 128 else f"the number {value}"
+        return f"the number {value}"
     if isinstance(value, str):
         shown = value if len(value) <= 60 else value[:57] + "..."
         return f"the string {shown!r}"
@@ -247,7 +253,7 @@ AGENT_FIELDS: dict[str, Node] = {
     "contextLimits": MapOf(POSITIVE_INT),
     "promptOverlays": Table({"gpt5": Table({"personality": _choice_field("friendly", "on", "off")})}),
     "imageMaxDimensionPx": POSITIVE_INT,
-    "models": MapOf(Table({"alias": Field(_one_line)}), key=_one_line),
+    "models": MapOf(Table({"alias": Field(_one_line)}), key=_one_line_key),
     "docsPath": Field(_one_line, nullable=True, is_path=True),
     "memoryInGroups": BOOL,
 }

@@ -8,7 +8,7 @@ from typing import Any
 
 import yaml
 
-from .. import fsutil
+from .. import checks, fsutil
 from ..errors import Location, PromptcError
 from ..sections.text import replace_surrogates
 from . import json5src
@@ -105,10 +105,15 @@ MAX_DEPTH = 100
 
 
 class _Builder:
-    """Turns a composed node graph into plain data, recording where each value sits."""
+    """Turns a composed node graph into plain data, recording where each value sits.
+
+    Each document gets a constructor of its own: a constructor remembers every node it built
+    (and, through their marks, the source text), so one shared by the module would keep every
+    document ever parsed alive in a long-running process."""
 
     def __init__(self, path: str, error: type[PromptcError]) -> None:
         self.path, self.error = path, error
+        self.constructor = yaml.constructor.SafeConstructor()
         self.locations: dict[tuple[Any, ...], Location] = {}
         self.budget = MAX_VALUES
         self.open: set[int] = set()  # nodes being built: meeting one again is a recursive alias
@@ -123,7 +128,7 @@ class _Builder:
         if len(self.open) >= MAX_DEPTH:
             raise self.error(f"nested more than {MAX_DEPTH} levels deep", where)
         if isinstance(node, yaml.ScalarNode):
-            return _scalar(node, where, self.error)
+            return self.scalar(node, where)
         self.open.add(id(node))
         try:
             if isinstance(node, yaml.MappingNode):
@@ -137,12 +142,12 @@ class _Builder:
         return [self.build(item, key_path + (index,)) for index, item in enumerate(node.value)]
 
     def _mapping(self, node: yaml.MappingNode, key_path: tuple) -> dict[Any, Any]:
-        _CONSTRUCTOR.flatten_mapping(node)  # applies `<<: *anchor` merge keys
+        self.constructor.flatten_mapping(node)  # applies `<<: *anchor` merge keys
         result: dict[Any, Any] = {}
         for key_node, value_node in node.value:
             if not isinstance(key_node, yaml.ScalarNode):
                 raise self.error("mapping keys must be plain values", _node_location(key_node, self.path))
-            key = _scalar(key_node, _node_location(key_node, self.path), self.error)
+            key = self.scalar(key_node, _node_location(key_node, self.path))
             if key in result:
                 raise self.error(f"duplicate key {key!r}", _node_location(key_node, self.path))
             result[key] = self.build(value_node, key_path + (key,))
@@ -150,17 +155,21 @@ class _Builder:
             self.locations[key_path + (key,)] = _node_location(key_node, self.path)
         return result
 
+    def scalar(self, node: yaml.Node, where: Location) -> Any:
+        """One scalar's value; strings lose lone surrogates (they cannot be written as UTF-8), and
+        a number too long to write out again is refused however it is written."""
+        if node.tag == INT_TAG and checks.long_number_text(node.value):  # before it costs time
+            raise self.error(f"cannot read this value: {checks.TOO_LONG}", where)
+        try:
+            value = self.constructor.construct_object(node, deep=True)
+        except ValueError as exc:  # a value its tag cannot hold: `!!float abc`, `!!int x`
+            raise self.error(f"cannot read this value: {str(exc).split(';')[0]}", where) from exc
+        if checks.long_number(value):
+            raise self.error(f"cannot read this value: {checks.TOO_LONG}", where)
+        return replace_surrogates(value) if isinstance(value, str) else value
 
-_CONSTRUCTOR = yaml.constructor.SafeConstructor()
 
-
-def _scalar(node: yaml.Node, where: Location, error: type[PromptcError]) -> Any:
-    """One scalar's value; strings lose lone surrogates (they cannot be written as UTF-8)."""
-    try:
-        value = _CONSTRUCTOR.construct_object(node, deep=True)
-    except ValueError as exc:  # a value its tag cannot hold: 4,301+ digits, `!!float abc`
-        raise error(f"cannot read this value: {str(exc).split(';')[0]}", where) from exc
-    return replace_surrogates(value) if isinstance(value, str) else value
+INT_TAG = "tag:yaml.org,2002:int"
 
 
 def _node_location(node: yaml.Node, path: str) -> Location:

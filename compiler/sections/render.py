@@ -24,7 +24,7 @@ from ..model import CacheConfig, PromptUnit, RenderedSection
 from . import partials as partials_mod
 from . import uservars
 from .catalogue import SectionSpec, Selection
-from .environment import BYTECODE_SALT, PartialLoader, PartialRefused, UnorderedResult, make_environment
+from .environment import BYTECODE_SALT, PartialLoader, PartialRefused, Refused, make_environment
 from .text import neutralise, normalise
 from .variables import STABLE, VOLATILE, Contexts
 
@@ -202,7 +202,7 @@ class Renderer:
             raise TemplateError(f"invalid 'when' expression: {exc.message}", spec.location("when")) from exc
         except jinja2.UndefinedError as exc:
             raise TemplateError(_undefined_message(spec, exc, None), spec.location("when")) from exc
-        except (uservars.UserVariableError, UnorderedResult) as exc:
+        except (uservars.UserVariableError, Refused) as exc:
             raise TemplateError(f"'when' expression: {_problem(spec, exc)}", spec.location("when")) from exc
         except Exception as exc:  # anything the expression itself raised (1/0, "a" + 1, ...)
             raise TemplateError(f"'when' expression failed: {type(exc).__name__}: {exc}", spec.location("when")) from exc
@@ -218,7 +218,7 @@ class Renderer:
         except jinja2.UndefinedError as exc:
             where = self._place(exc, spec)
             raise TemplateError(_undefined_message(spec, exc, self._partial_at(where)), where) from exc
-        except (uservars.UserVariableError, UnorderedResult, PartialRefused, jinja2.TemplateNotFound) as exc:
+        except (uservars.UserVariableError, Refused, PartialRefused, jinja2.TemplateNotFound) as exc:
             raise TemplateError(_problem(spec, exc), self._place(exc, spec)) from exc
         except RecursionError as exc:
             raise TemplateError("partials include each other without end", self._place(exc, spec)) from exc

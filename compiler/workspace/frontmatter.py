@@ -12,6 +12,7 @@ from typing import Any, Mapping
 
 import yaml
 
+from .. import checks
 from ..sections.text import replace_surrogates
 
 OPENING_DELIMITER = "---"
@@ -48,6 +49,20 @@ class FastLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore
 
 
 FastLoader.yaml_implicit_resolvers = _FrontmatterLoader.yaml_implicit_resolvers
+
+
+def _whole_number(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> int:
+    """YAML's int, refused when too long to write out again, and refused before it is built when
+    written too long (a `1:00:00...` number takes time quadratic in its length to build)."""
+    problem = checks.long_number_text(node.value)
+    value = loader.construct_yaml_int(node) if problem is None else None
+    if value is None or checks.long_number(value):
+        raise ValueError(checks.TOO_LONG)
+    return value
+
+
+for _loader in (_FrontmatterLoader, FastLoader):
+    _loader.add_constructor("tag:yaml.org,2002:int", _whole_number)
 
 
 @dataclass(frozen=True)
