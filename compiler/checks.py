@@ -231,13 +231,16 @@ def environment(value: Any) -> dict[str, str]:
 
 TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", re.ASCII)
 """How promptc writes a time into a state file: ISO 8601, UTC, whole seconds."""
+TIMESTAMP_FIELDS = ((0, 4), (5, 2), (8, 2), (11, 2), (14, 2), (17, 2))
+"""(offset, length) of year, month, day, hour, minute and second in such a time."""
 
 
 def timestamp(value: Any) -> str:
     """A UTC time as promptc writes it (`2026-01-31T09:30:00Z`), a real date and time."""
     if isinstance(value, str) and TIMESTAMP.fullmatch(value):
         try:
-            datetime.datetime(*map(int, (value[:4], value[5:7], value[8:10], value[11:13], value[14:16], value[17:19])))
+            year, month, day, hour, minute, second = (int(value[at : at + size]) for at, size in TIMESTAMP_FIELDS)
+            datetime.datetime(year, month, day, hour, minute, second)
             return value  # (strptime would do, at ten times the cost: the CLI checks a time every render)
         except ValueError:
             pass
