@@ -205,6 +205,7 @@ _CALL_ID = st.sampled_from(RAW_IDS) | st.just(_MINE)
 _RESULT_BODY = st.sampled_from(["", " "]) | st.just(_MINE)
 _PICK_RESULT_NAME = st.sampled_from(["read", "exec", ""])
 _PICK_STAND_IN = st.sampled_from(STAND_IN_RESULTS)
+_ONE_IN_4 = st.integers(0, 3)
 _ONE_IN_5 = st.integers(0, 4)
 _ONE_IN_6 = st.integers(0, 5)
 
@@ -222,7 +223,8 @@ def transcripts(draw: st.DrawFn, max_size: int = 8) -> list[dict]:
 
     Tool results and user texts carry unique words (`result-N`, `user-N`) so tests can trace them;
     some user texts start with a complete old marker (OLD_MARKERS) or only look like one
-    (HEADER_LOOKALIKES), and some user turns carry a tool result block (`embedded_result`).
+    (HEADER_LOOKALIKES), some user turns carry a tool result block (`embedded_result`), and some
+    assistant turns are shaped as Anthropic's are (signed thinking first, a call last).
     """
     serial = count()
     call_ids: list[str] = []
@@ -270,6 +272,10 @@ def _blocks(message: dict) -> list:
 
 def _assistant(draw: st.DrawFn, serial: count, stamp: int, call_ids: list[str]) -> dict:
     blocks = [_assistant_block(draw, serial, call_ids) for _ in range(draw(st.integers(0, 3)))]
+    if draw(_ONE_IN_4) == 0:
+        # Anthropic-shaped: a model that signs its thinking writes it first, then its text and a call.
+        call = tc(_call_id(draw, serial, call_ids), kind="toolUse", args={"path": "a"})
+        blocks = [thinking(signature=SIGNATURE), *blocks, call]
     message = A(*blocks, sr=draw(_PICK_STOP_REASON), timestamp=stamp)
     extras = draw(_PICK_EXTRAS)
     if extras == "zero-usage":
