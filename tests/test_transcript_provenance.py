@@ -122,3 +122,20 @@ def test_item03_the_marker_openclaw_wrote_into_a_turn_is_replaced_by_ours():
 def test_only_whole_marker_lines_are_removed_from_below_other_text():
     said = "intro\n[RELAYED] is what the bot prints\nhi"
     assert _mark(U(said, provenance=SOURCE))[0]["content"] == MARK + said
+
+
+# ---------------------------------------------------------------------------------------------
+# Issue 13 review item 4: which markers count as the turn's own (README, "Transcript hygiene")
+
+
+def test_review_the_current_marker_at_the_head_of_a_later_block_marks_the_turn():
+    # The shape replay's own user-turn merge makes: the text above may be the user's own turn.
+    stored = U([text("header"), text(MARK + "second block")], provenance=SOURCE)
+    assert _mark(stored) == [stored]
+
+
+def test_review_the_current_marker_inside_a_block_or_another_marker_at_a_block_head_is_replaced():
+    inside = U([text("header"), text("note\n" + MARK + "second block")], provenance=SOURCE)
+    assert _mark(inside) == [U([text(MARK + "header"), text("note\nsecond block")], provenance=SOURCE)]
+    older = U([text("header"), text("[RELAYED] sourceSession=agent:old\nsecond block")], provenance=SOURCE)
+    assert _mark(older) == [U([text(MARK + "header"), text("second block")], provenance=SOURCE)]

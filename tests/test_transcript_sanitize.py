@@ -457,3 +457,13 @@ def test_review_no_policy_keeps_a_result_inside_the_user_turn_whose_call_is_gone
     out = plain(sanitize(history, policy))
     assert not [m for m in out if m["role"] == "toolResult"] and not _embedded_ids(typed(*out))
     assert [m["content"] for m in out if m["role"] == "user"][-1] == [text("and?")]
+
+
+@pytest.mark.parametrize("policy", ANTHROPIC_STYLE, ids=lambda p: p.name)
+def test_review_a_relayed_turn_merged_after_the_users_own_keeps_its_marker_where_it_is(policy):
+    relayed = {"kind": "inter_session", "sourceSessionKey": "agent:ops"}
+    once = sanitize(typed(U("header"), U("second block", provenance=relayed)), policy)
+    marker = f"{DEFAULT_TEXTS.inter_session_header} sourceSession=agent:ops isUser=false\n"
+    assert plain(once) == [U([text("header"), text(marker + DEFAULT_TEXTS.inter_session_notice + "\nsecond block")],
+                             provenance=relayed)]
+    assert sanitize(once, policy) == once
