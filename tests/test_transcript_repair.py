@@ -211,7 +211,7 @@ def test_item08_message_entries_without_a_usable_role_are_dropped_and_counted(tm
     path = _file(tmp_path, jsonl(HEADER, *kept, *broken, after))
     report = repair_file(path)
     assert report.changes == {"invalid_message": 5, "relinked": 1}
-    assert "dropped 5 message entries without a role" in report.summary()
+    assert "dropped 5 message entries without a message object or a role" in report.summary()
     assert _lines(path) == [HEADER, *kept, {**after, "parentId": "e1"}]
     assert [to_json(m) for m in replay_messages(read_session(path).entries)] == [U("hi"), U("after")]
     assert repair_file(path).status == "clean"

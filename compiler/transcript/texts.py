@@ -48,7 +48,10 @@ class Texts:
     image_undecodable: str = "the data is not a readable image"
     """Reason: Pillow could not open the image."""
     image_needs_pillow: str = "it needs resizing and Pillow is not installed"
-    """Reason: the image is over a limit and the `images` extra is missing."""
+    """Reason: the image is over the side or pixel limit and the `images` extra is missing."""
+    image_needs_reencoding: str = "it needs re-encoding and Pillow is not installed"
+    """Reason: the image fits the side limits but not the byte limit, or is not a PNG, JPEG, GIF or WebP
+    whose size can be read, and the `images` extra is missing."""
     image_too_large: str = "still over {limit} after shrinking (smallest attempt {size})"
     """Reason: no size and quality on the search grid fits the byte limit."""
     repaired_image: str = "[image removed by repair: its data was not a readable image]"
