@@ -100,13 +100,17 @@ def sniff_mime_type(data: bytes) -> str | None:
     return None
 
 
-HEIF_BRANDS = frozenset({b"heic", b"heix", b"hevc", b"hevx", b"heis", b"heim", b"hevm", b"hevs", b"mif1", b"msf1"})
-"""ISO base media `ftyp` brands of HEIC/HEIF stills."""
+HEIF_BRANDS = frozenset({
+    b"heic", b"heix", b"hevc", b"hevx", b"heis", b"heim", b"hevm", b"hevs", b"mif1", b"msf1", b"avif", b"avis",
+})
+"""ISO base media `ftyp` brands of HEIC/HEIF and AVIF stills."""
+OTHER_IMAGE_MAGIC = (b"BM", b"II*\x00", b"MM\x00*")
+"""First bytes of BMP and of TIFF (little- and big-endian) files."""
 
 
 def looks_like_image(head: bytes) -> bool:
-    """Do these first bytes start an image file (the replay types, BMP, or HEIC/HEIF)?"""
-    if sniff_mime_type(head) or head.startswith(b"BM"):
+    """Do these first bytes start an image file (the replay types, BMP, TIFF, HEIC/HEIF or AVIF)?"""
+    if sniff_mime_type(head) or head.startswith(OTHER_IMAGE_MAGIC):
         return True
     if len(head) < 12 or head[4:8] != b"ftyp":
         return False
