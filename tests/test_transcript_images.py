@@ -120,6 +120,23 @@ def test_without_pillow_an_image_that_must_shrink_becomes_a_note(monkeypatch):
     assert _sanitize(small).data == small
 
 
+def _tiff(width, height):
+    buffer = io.BytesIO()
+    Image.linear_gradient("L").resize((width, height)).save(buffer, format="TIFF")
+    return base64.b64encode(buffer.getvalue()).decode()
+
+
+def test_review_without_pillow_an_image_that_only_needs_re_encoding_says_so(monkeypatch):
+    # An 800x600 TIFF is within every size limit; it is only in a format not sent as it is. The
+    # noise PNG is within the side limit, over Anthropic's base64 limit.
+    monkeypatch.setattr(images, "load_pillow", lambda: None)
+    for out in (_sanitize(_tiff(800, 600), "image/tiff"),
+                sanitize_image(parse_block(image(_noise_png("RGB"))), 1200, DEFAULT_TEXTS, images.MAX_IMAGE_BYTES)):
+        assert out.text == _note(DEFAULT_TEXTS.image_needs_reencoding)
+        assert "re-encoding" in out.text and "resizing" not in out.text
+    assert "resizing" in _sanitize(png_base64(1300, 100)).text
+
+
 def test_data_that_claims_to_be_a_big_png_but_is_not_becomes_a_note():
     fake = b"\x89PNG\r\n\x1a\n" + b"\x00\x00\x00\x0dIHDR" + struct.pack(">II", 5000, 5000) + b"garbage"
     assert _sanitize(base64.b64encode(fake).decode()).text == _note(DEFAULT_TEXTS.image_undecodable)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from promptc.transcript.pairing import repair_pairing
-from promptc.transcript.texts import DEFAULT_TEXTS
+from promptc.transcript.texts import DEFAULT_TEXTS, OPENCLAW_SPELLINGS
 from transcript_strategies import A, R, U, embedded_result, plain, tc, text, typed
 
 MISSING = "MISSING"
@@ -108,10 +108,31 @@ def test_a_stray_result_is_not_moved_back_to_a_call_answered_in_its_user_turn():
     assert _repair(turn, reply, later, R("c2", "two"), R("c1", "stray")) == [turn, reply, later, R("c2", "two")]
 
 
-def test_an_embedded_answer_after_the_next_assistant_turn_does_not_count():
+def test_an_embedded_answer_after_the_next_assistant_turn_does_not_count_and_goes():
+    # The provider would read it as an answer to the later turn, which made no call.
     turn, later = A(tc("c1")), A(text("meanwhile"))
-    reply = U([embedded_result("c1")])
-    assert _repair(turn, later, reply) == [turn, _synthetic("c1"), later, reply]
+    assert _repair(turn, later, U([embedded_result("c1"), text("see above")])) == [
+        turn, _synthetic("c1"), later, U([text("see above")]),
+    ]
+
+
+def test_review_a_result_inside_the_user_turn_that_answers_no_call_goes_with_nothing_else():
+    assert _repair(U("q"), A(text("hi")), U([embedded_result("c1"), text("and?")])) == [
+        U("q"), A(text("hi")), U([text("and?")]),
+    ]
+    assert _repair(U([embedded_result("c1")]), A(text("hi")), U([embedded_result("c1")])) == [A(text("hi"))]
+
+
+def test_review_an_openai_tool_row_that_answers_no_call_goes():
+    row = {"role": "tool", "tool_call_id": "c9", "content": "42"}
+    assert _repair(A(tc("c1")), row, U("next")) == [A(tc("c1")), _synthetic("c1"), U("next")]
+
+
+def test_review_results_inside_the_user_turn_after_a_failed_turn_that_keeps_its_words_go():
+    failed = A(text("trying"), tc("c1"), sr="error")
+    assert _repair(U("q"), failed, U([embedded_result("c1"), text("hm")])) == [
+        U("q"), A(text("trying"), sr="error"), U([text("hm")]),
+    ]
 
 
 def test_an_openai_tool_row_answers_its_call():
@@ -122,13 +143,9 @@ def test_an_openai_tool_row_answers_its_call():
 # ---------------------------------------------------------------------------------------------
 # Issue 13 item 1: a stored stand-in never beats the real result
 
-OPENCLAW_STAND_IN_TEXT = (
-    "[openclaw] missing tool result in session history; inserted synthetic error result for transcript repair."
-)
-"""OpenClaw's own stand-in text (reference notes, section 9), as it appears in files it wrote."""
 STAND_INS = {
     "ours": {**R("c1", DEFAULT_TEXTS.missing_tool_result), "isError": True},
-    "openclaw text": {**R("c1", OPENCLAW_STAND_IN_TEXT), "isError": True},
+    "openclaw text": {**R("c1", OPENCLAW_SPELLINGS.missing_result), "isError": True},
     "openclaw flag": {**R("c1", "aborted"), "isError": True, "details": {"openclawSyntheticMissingToolResult": True}},
     "our repair": {**R("c1", "aborted"), "isError": True, "details": {"promptcSyntheticToolResult": True}},
 }
@@ -180,5 +197,6 @@ def test_a_failed_turn_left_out_lets_the_answer_after_it_count_for_the_call_befo
 def test_a_call_whose_id_is_not_a_string_is_paired_like_any_other_with_an_embedded_answer_after_it():
     # Pairing runs after the input check in every policy (which drops such a call), but on its own it
     # used to stop with "unhashable type: 'list'" once a result embedded in the user turn was seen.
+    # The result quotes no call of that turn, so it goes with the user turn it emptied.
     call = tc(["x"])
-    assert _repair(A(call), U([embedded_result("c")])) == [A(call), _synthetic(["x"]), U([embedded_result("c")])]
+    assert _repair(A(call), U([embedded_result("c")])) == [A(call), _synthetic(["x"])]

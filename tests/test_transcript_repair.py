@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import re
@@ -211,7 +212,7 @@ def test_item08_message_entries_without_a_usable_role_are_dropped_and_counted(tm
     path = _file(tmp_path, jsonl(HEADER, *kept, *broken, after))
     report = repair_file(path)
     assert report.changes == {"invalid_message": 5, "relinked": 1}
-    assert "dropped 5 message entries without a role" in report.summary()
+    assert "dropped 5 message entries without a message object or a role" in report.summary()
     assert _lines(path) == [HEADER, *kept, {**after, "parentId": "e1"}]
     assert [to_json(m) for m in replay_messages(read_session(path).entries)] == [U("hi"), U("after")]
     assert repair_file(path).status == "clean"
@@ -329,6 +330,16 @@ def test_item10_corrupted_and_non_image_base64_blocks_become_a_note(tmp_path):
     lines = _lines(path)
     assert lines[1]["message"]["content"] == [text("look"), note, good, unpadded, no_type, note]
     assert lines[2]["message"]["content"] == [text("shot"), note]
+    assert repair_file(path).status == "clean"
+
+
+def test_tiff_and_avif_images_are_not_taken_for_unreadable_ones(tmp_path):
+    # They hold images (replay converts what Pillow reads); repair used to replace a TIFF with a note
+    # saying its data was not a readable image.
+    tiff_le, tiff_be = b"II*\x00\x08\x00\x00\x00", b"MM\x00*\x00\x00\x00\x08"
+    avif = b"\x00\x00\x00\x1cftypavif\x00\x00\x00\x00avifmif1"
+    blocks = [image(base64.b64encode(head + b"pixels").decode(), "image/x") for head in (tiff_le, tiff_be, avif)]
+    path = _file(tmp_path, jsonl(HEADER, entry(U([text("look"), *blocks]), 1)))
     assert repair_file(path).status == "clean"
 
 

@@ -111,3 +111,22 @@ def test_stripping_that_joins_two_assistant_turns_merges_them():
 
 def test_results_for_calls_a_turn_never_made_are_dropped():
     assert plain(strip_dangling_tool_calls(typed(A(text("hi")), R("nobody")), OMITTED)) == [A(text("hi"))]
+
+
+def test_review_a_thinking_turn_answered_inside_the_user_turn_is_kept_verbatim():
+    # Anthropic's own shape for an answer: the result sits in the user turn and quotes the call's id.
+    embedded = {"type": "toolResult", "toolUseId": "c1", "content": "r"}
+    history = typed(A(thinking(), text("looking"), tc("c1", "read")), U([embedded, text("and?")]))
+    assert validate_anthropic_turns(history, OMITTED) == history
+
+
+def test_review_a_result_inside_the_user_turn_that_answers_no_call_goes():
+    embedded = {"type": "toolResult", "toolUseId": "c9", "content": "r"}
+    history = typed(A(text("hi")), U([embedded, text("and?")]), A(text("so")), U([embedded]))
+    assert plain(validate_anthropic_turns(history, OMITTED)) == [A(text("hi")), U([text("and?")]), A(text("so"))]
+
+
+def test_review_a_turn_replayed_as_stored_keeps_a_call_whose_result_names_another_tool():
+    history = typed(A(thinking(), tc("c1", "gateway")), R("c1", name="exec"), U("next"))
+    assert validate_anthropic_turns(history, OMITTED, signed_thinking=True) == history
+    assert plain(validate_anthropic_turns(history, OMITTED))[0] == A(text(OMITTED))

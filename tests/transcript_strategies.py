@@ -14,7 +14,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from promptc.transcript.model import Transcript, parse_message, to_json
-from promptc.transcript.texts import DEFAULT_TEXTS
+from promptc.transcript.texts import DEFAULT_TEXTS, OPENCLAW_SPELLINGS
 
 HEADER = {"type": "session", "version": 2, "id": "s1", "timestamp": "2026-01-01T00:00:00Z", "cwd": "/w"}
 """A valid session-file header line."""
@@ -135,7 +135,7 @@ RAW_IDS = [
 ]
 NAMES = ["read", "read", "read", "exec", "exec", " read ", "bad name", ""]
 WORDS = ["", "  ", "hi", "go on", "ok", "[x]"]
-OPENCLAW_FAILED_TURN = "[assistant turn failed before producing content]"
+OPENCLAW_FAILED_TURN = OPENCLAW_SPELLINGS.failed_turn
 """The stand-in OpenClaw writes into an empty failed turn (reference notes, section 9)."""
 ASSISTANT_WORDS = [*WORDS, "NO_REPLY", " NO_REPLY\n", DEFAULT_TEXTS.failed_turn, OPENCLAW_FAILED_TURN]
 """Assistant texts: the silent-reply token and both failed-turn stand-ins (ours and OpenClaw's) among them."""
@@ -150,7 +150,9 @@ STAND_IN_RESULTS = [
 REASONING_SIGNATURE = '{"id":"rs_1","type":"reasoning"}'
 """An OpenAI Responses reasoning item's signature."""
 STOP_REASONS = ["stop", "stop", "toolUse", "toolUse", "toolUse", "error", "error", "aborted", "length", None]
-THOUGHT_SIGNATURES = ["msg_abc", "c2lnbmF0dXJl"]
+SIGNATURE = "c2lnbmF0dXJl"
+"""A thinking or thought signature in valid base64."""
+THOUGHT_SIGNATURES = ["msg_abc", SIGNATURE]
 CALL_KINDS = ("toolCall", "toolUse")
 ROLES = ["user", "assistant", "assistant", "toolResult", "toolResult", "compaction", "again", "again"]
 ROLES_AFTER_CALLS = ["toolResult", "toolResult", "answers", "answers", "user", "assistant", "compaction"]
@@ -173,13 +175,56 @@ HEADER_LOOKALIKES = [
 """User texts that start like a marker but are not a marker with text under it: all of it is the user's."""
 
 
+# Strategies that do not depend on the history drawn so far are built once: hypothesis checks every
+# new strategy object, and building them per draw took about a third of the time of these tests.
+# `_MINE` stands for the turn's own unique word and is replaced after the draw.
+_MINE = "\x00mine\x00"
+_PICK_ROLE = st.sampled_from(ROLES)
+_PICK_ROLE_AFTER_CALLS = st.sampled_from(ROLES_AFTER_CALLS)
+_PICK_SUMMARY_STAMP = st.sampled_from(["turn", "turn", "first", "later"])
+_USER_WORDS = (
+    st.sampled_from(WORDS) | st.just(_MINE) | st.sampled_from(HEADER_LOOKALIKES)
+    | st.sampled_from(OLD_MARKERS).map(lambda marker: marker + _MINE)
+    | st.sampled_from(OLD_MARKERS).map(lambda marker: "forwarded:\n" + marker + _MINE)
+)
+_USER_CONTENT = _USER_WORDS | st.lists(
+    _USER_WORDS.map(text) | st.sampled_from([image("abc"), image(TINY_PNG_BASE64)]), max_size=3
+)
+_PICK_SOURCE = st.sampled_from(["agent:main:x", " ", "agent:ops"])
+_PICK_STOP_REASON = st.sampled_from(STOP_REASONS)
+_PICK_EXTRAS = st.sampled_from(["none", "zero-usage", "usage", "mirror"])
+_PICK_BLOCK_KIND = st.sampled_from(["text", "thinking", "call", "call", "image"])
+_PICK_ASSISTANT_WORDS = st.sampled_from(ASSISTANT_WORDS)
+_PICK_THOUGHT_SIGNATURE = st.sampled_from(THOUGHT_SIGNATURES)
+_PICK_THINKING_SIGNATURE = st.sampled_from([None, "", "sig", SIGNATURE, REASONING_SIGNATURE])
+_PICK_IMAGE_DATA = st.sampled_from(["abc", TINY_PNG_BASE64, ""])
+_PICK_NAME = st.sampled_from(NAMES)
+_PICK_CALL_KIND = st.sampled_from(CALL_KINDS)
+_PICK_CALL_ID_KEY = st.sampled_from(CALL_ID_KEYS)
+_CALL_ID = st.sampled_from(RAW_IDS) | st.just(_MINE)
+_RESULT_BODY = st.sampled_from(["", " "]) | st.just(_MINE)
+_PICK_RESULT_NAME = st.sampled_from(["read", "exec", ""])
+_PICK_STAND_IN = st.sampled_from(STAND_IN_RESULTS)
+_ONE_IN_4 = st.integers(0, 3)
+_ONE_IN_5 = st.integers(0, 4)
+_ONE_IN_6 = st.integers(0, 5)
+
+
+def _as_mine(value: Any, mine: str) -> Any:
+    """A drawn text, or list of blocks, with the `_MINE` placeholder replaced by the turn's word."""
+    if isinstance(value, str):
+        return value.replace(_MINE, mine)
+    return [{**b, "text": _as_mine(b["text"], mine)} if "text" in b else b for b in value]
+
+
 @st.composite
 def transcripts(draw: st.DrawFn, max_size: int = 8) -> list[dict]:
     """Random histories as session-file message dicts: every role, broken shapes included.
 
     Tool results and user texts carry unique words (`result-N`, `user-N`) so tests can trace them;
     some user texts start with a complete old marker (OLD_MARKERS) or only look like one
-    (HEADER_LOOKALIKES), and some user turns carry a tool result block (`embedded_result`).
+    (HEADER_LOOKALIKES), some user turns carry a tool result block (`embedded_result`), and some
+    assistant turns are shaped as Anthropic's are (signed thinking first, a call last).
     """
     serial = count()
     call_ids: list[str] = []
@@ -188,40 +233,33 @@ def transcripts(draw: st.DrawFn, max_size: int = 8) -> list[dict]:
     for _ in range(draw(st.integers(0, max_size))):
         made_calls = bool(messages) and any(b.get("type") in CALL_KINDS for b in _blocks(messages[-1]))
         # "again" repeats the previous role: retries and relays leave runs of same-role turns to merge.
-        role = draw(st.sampled_from(ROLES_AFTER_CALLS if made_calls else ROLES)).replace("again", role)
+        role = draw(_PICK_ROLE_AFTER_CALLS if made_calls else _PICK_ROLE).replace("again", role)
         stamp = 1000 + 10 * len(messages)
         if role in ("user", "answers"):
-            messages.append(draw(_user(serial, stamp, call_ids, answering=role == "answers")))
+            messages.append(_user(draw, serial, stamp, call_ids, answering=role == "answers"))
         elif role == "assistant":
-            messages.append(draw(_assistant(serial, stamp, call_ids)))
+            messages.append(_assistant(draw, serial, stamp, call_ids))
         elif role == "toolResult":
-            messages.append(draw(_tool_result(serial, stamp, call_ids)))
+            messages.append(_tool_result(draw, serial, stamp, call_ids))
         else:
             # Summaries may come out of time order (histories put together from several files).
-            summary_stamp = draw(st.sampled_from([stamp, stamp, 1000, stamp + 1000]))
+            summary_stamp = {"turn": stamp, "first": 1000, "later": stamp + 1000}[draw(_PICK_SUMMARY_STAMP)]
             messages.append({"role": "compactionSummary", "summary": "earlier", "timestamp": summary_stamp})
     return messages
 
 
-@st.composite
 def _user(draw: st.DrawFn, serial: count, stamp: int, call_ids: list[str], answering: bool) -> dict:
     mine = f"user-{next(serial)}"
-    words = (
-        st.sampled_from(WORDS) | st.just(mine) | st.sampled_from(HEADER_LOOKALIKES)
-        | st.sampled_from(OLD_MARKERS).map(lambda marker: marker + mine)
-        | st.sampled_from(OLD_MARKERS).map(lambda marker: "forwarded:\n" + marker + mine)
-    )
     if not answering or not call_ids:
-        blocks = st.lists(words.map(text) | st.sampled_from([image("abc"), image(TINY_PNG_BASE64)]), max_size=3)
-        content = draw(words | blocks)
+        content = _as_mine(draw(_USER_CONTENT), mine)
     else:
         # Results carried in the user turn (Anthropic-shaped history), maybe with a line of text.
         answered = draw(st.lists(st.sampled_from(call_ids[-3:]), min_size=1, max_size=2))
         content = [embedded_result(i, f"inline-{next(serial)}") for i in answered]
-        content += [text(draw(words))] if draw(st.booleans()) else []
+        content += [text(_as_mine(draw(_USER_WORDS), mine))] if draw(st.booleans()) else []
     message = U(content, timestamp=stamp)
     if draw(st.booleans()):
-        source = draw(st.sampled_from(["agent:main:x", " ", "agent:ops"]))
+        source = draw(_PICK_SOURCE)
         message["provenance"] = {"kind": "inter_session", "sourceSessionKey": source, "sourceTool": "sessions_send"}
     return message
 
@@ -232,11 +270,14 @@ def _blocks(message: dict) -> list:
     return [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
 
 
-@st.composite
 def _assistant(draw: st.DrawFn, serial: count, stamp: int, call_ids: list[str]) -> dict:
-    blocks = draw(st.lists(_assistant_block(serial, call_ids), max_size=3))
-    message = A(*blocks, sr=draw(st.sampled_from(STOP_REASONS)), timestamp=stamp)
-    extras = draw(st.sampled_from(["none", "zero-usage", "usage", "mirror"]))
+    blocks = [_assistant_block(draw, serial, call_ids) for _ in range(draw(st.integers(0, 3)))]
+    if draw(_ONE_IN_4) == 0:
+        # Anthropic-shaped: a model that signs its thinking writes it first, then its text and a call.
+        call = tc(_call_id(draw, serial, call_ids), kind="toolUse", args={"path": "a"})
+        blocks = [thinking(signature=SIGNATURE), *blocks, call]
+    message = A(*blocks, sr=draw(_PICK_STOP_REASON), timestamp=stamp)
+    extras = draw(_PICK_EXTRAS)
     if extras == "zero-usage":
         message["usage"] = {"input": 0, "output": 0}
     elif extras == "usage":
@@ -246,39 +287,43 @@ def _assistant(draw: st.DrawFn, serial: count, stamp: int, call_ids: list[str]) 
     return message
 
 
-@st.composite
 def _assistant_block(draw: st.DrawFn, serial: count, call_ids: list[str]) -> dict:
-    kind = draw(st.sampled_from(["text", "thinking", "call", "call", "image"]))
+    kind = draw(_PICK_BLOCK_KIND)
     if kind == "text":
-        block = text(draw(st.sampled_from(ASSISTANT_WORDS)))
+        block = text(draw(_PICK_ASSISTANT_WORDS))
         if draw(st.booleans()):
-            block["thoughtSignature"] = draw(st.sampled_from(THOUGHT_SIGNATURES))
+            block["thoughtSignature"] = draw(_PICK_THOUGHT_SIGNATURE)
         return block
     if kind == "thinking":
-        signature = draw(st.sampled_from([None, "", "sig", "c2lnbmF0dXJl", REASONING_SIGNATURE]))
-        return thinking(signature=signature, thought_signature=draw(st.sampled_from(THOUGHT_SIGNATURES)))
+        return thinking(signature=draw(_PICK_THINKING_SIGNATURE), thought_signature=draw(_PICK_THOUGHT_SIGNATURE))
     if kind == "image":
-        return image(draw(st.sampled_from(["abc", TINY_PNG_BASE64, ""])))
-    call_id = draw(st.sampled_from(RAW_IDS) | st.just(f"fresh-{next(serial)}"))
-    call_ids.append(call_id)
-    block = tc(call_id, draw(st.sampled_from(NAMES)), kind=draw(st.sampled_from(CALL_KINDS)))
-    id_key = draw(st.sampled_from(CALL_ID_KEYS))
+        return image(draw(_PICK_IMAGE_DATA))
+    call_id = _call_id(draw, serial, call_ids)
+    block = tc(call_id, draw(_PICK_NAME), kind=draw(_PICK_CALL_KIND))
+    id_key = draw(_PICK_CALL_ID_KEY)
     if id_key != "id":
         block = {(id_key if k == "id" else k): v for k, v in block.items()}
     if draw(st.booleans()):
-        block["thoughtSignature"] = draw(st.sampled_from(THOUGHT_SIGNATURES))
-    if draw(st.integers(0, 5)) == 0:
+        block["thoughtSignature"] = draw(_PICK_THOUGHT_SIGNATURE)
+    if draw(_ONE_IN_6) == 0:
         del block["arguments" if "arguments" in block else "input"]
     return block
 
 
-@st.composite
+def _call_id(draw: st.DrawFn, serial: count, call_ids: list[str]) -> str:
+    """A call id from a small shared set (so ids repeat across turns) or a fresh one, noted in `call_ids`
+    for the results drawn later."""
+    call_id = _as_mine(draw(_CALL_ID), f"fresh-{next(serial)}")
+    call_ids.append(call_id)
+    return call_id
+
+
 def _tool_result(draw: st.DrawFn, serial: count, stamp: int, call_ids: list[str]) -> dict:
     call_id = draw(st.sampled_from(call_ids[-3:] + [None, "stray"]) if call_ids else st.sampled_from([None, "stray"]))
-    body = draw(st.sampled_from(["", " "]) | st.just(f"result-{next(serial)}"))
-    result = R(call_id, body, name=draw(st.sampled_from(["read", "exec", ""])), timestamp=stamp)
-    if draw(st.integers(0, 4)) == 0:
-        result.update(draw(st.sampled_from(STAND_IN_RESULTS)))  # a stand-in an earlier repair stored
+    body = _as_mine(draw(_RESULT_BODY), f"result-{next(serial)}")
+    result = R(call_id, body, name=draw(_PICK_RESULT_NAME), timestamp=stamp)
+    if draw(_ONE_IN_5) == 0:
+        result.update(draw(_PICK_STAND_IN))  # a stand-in an earlier repair stored
     return result
 
 

@@ -4,6 +4,8 @@ Older and Anthropic-shaped histories keep a tool result as a block inside the us
 follows the call (`{type: "toolResult", toolUseId: ...}`), and OpenAI chat-shaped rows as a
 `role: "tool"` message. Neither is modelled (they stay opaque), but every step that asks "is this
 call answered?" or rewrites call ids must see them; this module is the one place that reads them.
+A provider reads such a result as the answer to a call of the latest assistant turn before it, so
+one that answers none of them is an orphan it rejects (`drop_orphan_embedded`).
 """
 
 from __future__ import annotations
@@ -12,8 +14,10 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, TypeGuard
 
-from .model import AssistantMessage, Message, OpaqueBlock, OpaqueMessage, ToolResultMessage, UserMessage, is_one_of
-from .queries import blocks_of
+from .model import (
+    AssistantMessage, Message, OpaqueBlock, OpaqueMessage, ToolResultMessage, Transcript, UserMessage, is_one_of,
+)
+from .queries import blocks_of, tool_calls
 
 EMBEDDED_RESULT_TYPES = frozenset({"toolResult", "tool_result"})
 """Block types of a tool result carried inside a user turn."""
@@ -64,6 +68,33 @@ def embedded_ids(answers: Iterable[Answer]) -> frozenset[str]:
 def embedded_id(raw: Mapping[str, Any]) -> Any:
     """The call id an embedded result quotes (None when it has none)."""
     return next((raw[k] for k in EMBEDDED_RESULT_ID_KEYS if k in raw), None)
+
+
+def drop_orphan_embedded(messages: Transcript) -> Transcript:
+    """Remove the results carried in other rows that answer no call of the latest assistant turn.
+
+    A user turn keeps its other blocks; one left with nothing goes, and so does an orphaned
+    `role: "tool"` row. Result messages are pairing's business and stay as they are.
+    """
+    out: list[Message] = []
+    calls: frozenset[str] = frozenset()
+    for message in messages:
+        if isinstance(message, AssistantMessage):
+            calls = frozenset(call.id for call in tool_calls(message) if isinstance(call.id, str))
+        kept = _without_orphans(message, calls)
+        out.extend([kept] if kept is not None else [])
+    return tuple(out)
+
+
+def _without_orphans(message: Message, calls: frozenset[str]) -> Message | None:
+    if _is_tool_row(message):
+        return message if is_one_of(embedded_id(message.raw), calls) else None
+    if not isinstance(message, UserMessage) or isinstance(message.content, str):
+        return message
+    kept = tuple(b for b in message.content if not _is_result_block(b) or is_one_of(embedded_id(b.raw), calls))
+    if len(kept) == len(message.content):
+        return message
+    return replace(message, content=kept) if kept else None
 
 
 def rename_embedded(message: Message, rename: Callable[[str], str | None]) -> Message:

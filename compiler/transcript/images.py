@@ -82,7 +82,9 @@ def _sanitize(block: ImageBlock, limits: _Limits, texts: Texts) -> ImageBlock | 
     small_enough = size is not None and max(size) <= limits.max_side and size[0] * size[1] <= MAX_PIXELS
     if small_enough and limits.fit(len(decoded), len(data)):
         return replace(block, data=data, mime_type=mime_type)
-    return _shrink(block, decoded, limits, texts)
+    # Without Pillow, say what the image needs: an unknown size may need resizing too, but it needs re-encoding.
+    needs = texts.image_needs_pillow if size is not None and not small_enough else texts.image_needs_reencoding
+    return _shrink(block, decoded, limits, texts, needs)
 
 
 def sniff_mime_type(data: bytes) -> str | None:
@@ -98,13 +100,17 @@ def sniff_mime_type(data: bytes) -> str | None:
     return None
 
 
-HEIF_BRANDS = frozenset({b"heic", b"heix", b"hevc", b"hevx", b"heis", b"heim", b"hevm", b"hevs", b"mif1", b"msf1"})
-"""ISO base media `ftyp` brands of HEIC/HEIF stills."""
+HEIF_BRANDS = frozenset({
+    b"heic", b"heix", b"hevc", b"hevx", b"heis", b"heim", b"hevm", b"hevs", b"mif1", b"msf1", b"avif", b"avis",
+})
+"""ISO base media `ftyp` brands of HEIC/HEIF and AVIF stills."""
+OTHER_IMAGE_MAGIC = (b"BM", b"II*\x00", b"MM\x00*")
+"""First bytes of BMP and of TIFF (little- and big-endian) files."""
 
 
 def looks_like_image(head: bytes) -> bool:
-    """Do these first bytes start an image file (the replay types, BMP, or HEIC/HEIF)?"""
-    if sniff_mime_type(head) or head.startswith(b"BM"):
+    """Do these first bytes start an image file (the replay types, BMP, TIFF, HEIC/HEIF or AVIF)?"""
+    if sniff_mime_type(head) or head.startswith(OTHER_IMAGE_MAGIC):
         return True
     if len(head) < 12 or head[4:8] != b"ftyp":
         return False
@@ -116,11 +122,15 @@ def _note(texts: Texts, reason: str) -> TextBlock:
     return TextBlock(text=texts.image_note.format(reason=reason))
 
 
-def _shrink(block: ImageBlock, decoded: bytes, limits: _Limits, texts: Texts) -> ImageBlock | TextBlock:
-    """Try each side of the grid (largest first) at falling JPEG qualities; the first fit wins."""
+def _shrink(
+    block: ImageBlock, decoded: bytes, limits: _Limits, texts: Texts, without_pillow: str
+) -> ImageBlock | TextBlock:
+    """Try each side of the grid (largest first) at falling JPEG qualities; the first fit wins.
+
+    `without_pillow` is the reason the note gives when Pillow is not installed."""
     pillow = load_pillow()
     if pillow is None:
-        return _note(texts, texts.image_needs_pillow)
+        return _note(texts, without_pillow)
     try:
         image = pillow.open(io.BytesIO(decoded))
         image.load()

@@ -50,8 +50,9 @@ class LineFix:
 
 
 def fix_line(raw: bytes, texts: Texts, relink: Mapping[str, str] | None = None) -> LineFix:
-    """Decide one line: copy it, drop it (not a JSON object, or a message entry without a role), or
-    rewrite it. `relink` maps the ids of entries that moved to the JSON text of their stand-in parent."""
+    """Decide one line: copy it, drop it (not a JSON object, or a message entry without a message object
+    or a role), or rewrite it. `relink` maps the ids of entries that moved to the JSON text of their
+    stand-in parent."""
     body = raw.rstrip(b"\r\n")
     text = jsonline.decode_line(body)
     if not text.strip():

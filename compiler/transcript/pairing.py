@@ -5,7 +5,8 @@ are matched inside their frame, may move back to an earlier frame that is their 
 owner, and are dropped otherwise. A result embedded in a later row of the frame, before the next
 assistant turn (a `toolResult` block in the user turn, see answers.py), answers its call in place:
 the call gets no synthetic result and adopts no stray one (a result message of its own frame is
-still kept, so no real output is lost). A missing result gets a synthetic error result, except in
+still kept, so no real output is lost); one that answers no call of the turn before it is removed
+(answers.drop_orphan_embedded). A missing result gets a synthetic error result, except in
 a failed (`error`/`aborted`) turn: its calls never completed, so they and their results go.
 
 A stored stand-in (a synthetic result some earlier repair wrote, see synthetic.py) holds its call's
@@ -19,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from itertools import chain
 
-from .answers import answers_until_next_assistant, embedded_ids
+from .answers import answers_until_next_assistant, drop_orphan_embedded, embedded_ids
 from .model import AssistantMessage, Message, TextBlock, ToolCallBlock, ToolResultMessage, Transcript, is_one_of
 from .queries import blocks_of, is_failed, tool_calls
 from .synthetic import is_stand_in
@@ -78,7 +79,7 @@ def repair_pairing(messages: Transcript, missing_text: str, texts: Texts = DEFAU
     unclaimed = [(index, r) for index, frame in enumerate(frames) for r in _claim_own_results(frame, stand_in)]
     for position, result in unclaimed:
         _adopt(result, position, frames, stand_in)
-    return tuple(chain.from_iterable(_emit(frame, missing_text, stand_in) for frame in frames))
+    return drop_orphan_embedded(tuple(chain.from_iterable(_emit(frame, missing_text, stand_in) for frame in frames)))
 
 
 def _split_frames(messages: Transcript) -> list[_Frame]:

@@ -45,7 +45,8 @@ STALE_TEMP = "stale_temp"
 
 _CHANGE_WORDS = {
     MALFORMED: ("dropped {n} malformed line", "dropped {n} malformed lines"),
-    INVALID_MESSAGE: ("dropped {n} message entry without a role", "dropped {n} message entries without a role"),
+    INVALID_MESSAGE: ("dropped {n} message entry without a message object or a role",
+                      "dropped {n} message entries without a message object or a role"),
     FAILED_ASSISTANT: ("rewrote {n} empty failed assistant turn", "rewrote {n} empty failed assistant turns"),
     BLANK_USER: ("rewrote {n} user turn with blank text", "rewrote {n} user turns with blank text"),
     BAD_IMAGE: ("replaced {n} unreadable image with a note", "replaced {n} unreadable images with a note"),

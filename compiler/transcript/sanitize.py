@@ -59,7 +59,9 @@ STEPS: dict[str, Step] = {
     p.GEMINI_TURNS: lambda m, _, o: turns.merge_consecutive_assistants(m),
     p.TRAILING_FAILED_TURNS: lambda m, _, o: normalize.drop_trailing_failed_turns(m, o.texts),
     p.BOOTSTRAP_USER_TURN: lambda m, _, o: turns.prepend_bootstrap_turn(m, o.texts.bootstrap_user_turn),
-    p.ANTHROPIC_TURNS: lambda m, _, o: turns.validate_anthropic_turns(m, o.texts.omitted_tool_calls),
+    p.ANTHROPIC_TURNS: lambda m, pol, o: turns.validate_anthropic_turns(
+        m, o.texts.omitted_tool_calls, pol.signed_thinking_replay
+    ),
 }
 
 

@@ -6,11 +6,12 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from .answers import Answer, answers_until_next_assistant
+from .answers import Answer, answers_until_next_assistant, drop_orphan_embedded, embedded_ids
 from .model import (
     AssistantMessage, Message, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultMessage, Transcript, UserMessage,
 )
 from .queries import blocks_of, is_failed, tool_calls
+from .tool_inputs import replay_as_is
 
 def merge_consecutive_assistants(messages: Transcript) -> Transcript:
     """Join back-to-back assistant turns; the later turn's usage, stop reason and error win when set."""
@@ -62,32 +63,49 @@ def prepend_bootstrap_turn(messages: Transcript, text: str) -> Transcript:
     return (UserMessage(content=text, timestamp=messages[0].timestamp), *messages)
 
 
-def validate_anthropic_turns(messages: Transcript, omitted_calls_text: str) -> Transcript:
-    """Alternating turns with every tool call answered: merge assistants, strip dangling calls, merge users."""
-    stripped = strip_dangling_tool_calls(merge_consecutive_assistants(messages), omitted_calls_text)
+def validate_anthropic_turns(
+    messages: Transcript, omitted_calls_text: str, signed_thinking: bool = False
+) -> Transcript:
+    """Alternating turns with every tool call answered: merge assistants, strip dangling calls, merge users.
+
+    With `signed_thinking` (policy.signed_thinking_replay), see strip_dangling_tool_calls.
+    """
+    stripped = strip_dangling_tool_calls(merge_consecutive_assistants(messages), omitted_calls_text, signed_thinking)
     # Stripping can remove the results that separated two assistant turns, so merge once more.
     return merge_consecutive_users(merge_consecutive_assistants(stripped))
 
 
-def strip_dangling_tool_calls(messages: Transcript, omitted_calls_text: str) -> Transcript:
-    """Remove tool calls that no later result answers, then results whose call is gone."""
+def strip_dangling_tool_calls(
+    messages: Transcript, omitted_calls_text: str, signed_thinking: bool = False
+) -> Transcript:
+    """Remove tool calls that no later result answers, then results whose call is gone (inside user turns too).
+
+    With `signed_thinking`, a turn replayed exactly as stored (tool_inputs.replay_as_is) has its calls
+    answered by id, as the provider matches them: its call ids were kept for it, so taking its thinking
+    away here would leave them to be rewritten on the next pass.
+    """
+    as_stored = replay_as_is(messages, None).turns if signed_thinking else frozenset()
     out: list[Message] = []
     for index, message in enumerate(messages):
         if not isinstance(message, AssistantMessage) or not tool_calls(message):
             out.append(message)
             continue
-        kept = _keep_answered_calls(message, answers_until_next_assistant(messages[index + 1:]), omitted_calls_text)
+        answers = answers_until_next_assistant(messages[index + 1:])
+        kept = _keep_answered_calls(message, answers, omitted_calls_text, trusted_only=index not in as_stored)
         out.extend([kept] if kept is not None else [])
-    return _drop_unanswered_results(out)
+    return drop_orphan_embedded(_drop_unanswered_results(out))
 
 
 def _keep_answered_calls(
-    assistant: AssistantMessage, answers: list[Answer], omitted_calls_text: str
+    assistant: AssistantMessage, answers: list[Answer], omitted_calls_text: str, trusted_only: bool
 ) -> AssistantMessage | None:
-    """The turn with unanswered calls removed; None when a failed turn is left with nothing."""
+    """The turn with unanswered calls removed; None when a failed turn is left with nothing.
+
+    `trusted_only`: in a thinking turn, only answers `_is_answered_trusted` accepts count.
+    """
     blocks = blocks_of(assistant)
     thinking = any(isinstance(b, ThinkingBlock) for b in blocks)
-    answered = _is_answered_trusted(answers) if thinking else _is_answered(answers)
+    answered = _is_answered_trusted(answers) if thinking and trusted_only else _is_answered(answers)
     if all(answered(call) for call in tool_calls(assistant)):
         return assistant
     # Signed thinking is bound to the whole turn; once the turn changes it cannot be replayed.
@@ -106,9 +124,13 @@ def _is_answered(answers: list[Answer]) -> Callable[[ToolCallBlock], bool]:
 
 
 def _is_answered_trusted(answers: list[Answer]) -> Callable[[ToolCallBlock], bool]:
-    """Only a standalone result naming the same tool vouches for a call in a thinking turn."""
+    """In a thinking turn a result message must also name the call's tool; a result inside the user
+    turn names none and vouches by its id (Anthropic's own shape for an answer)."""
     trusted = {(a.id, a.name) for a in answers if a.standalone and isinstance(a.id, str) and isinstance(a.name, str)}
-    return lambda call: isinstance(call.id, str) and isinstance(call.name, str) and (call.id, call.name) in trusted
+    inline = embedded_ids(answers)
+    return lambda call: isinstance(call.id, str) and (
+        call.id in inline or (isinstance(call.name, str) and (call.id, call.name) in trusted)
+    )
 
 
 def _drop_unanswered_results(messages: list[Message]) -> Transcript:
