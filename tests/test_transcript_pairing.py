@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from promptc.transcript.pairing import repair_pairing
-from promptc.transcript.texts import DEFAULT_TEXTS, OPENCLAW_SPELLINGS
+from promptc.transcript.texts import DEFAULT_TEXTS
 from transcript_strategies import A, R, U, embedded_result, plain, tc, text, typed
 
 MISSING = "MISSING"
@@ -143,9 +143,13 @@ def test_an_openai_tool_row_answers_its_call():
 # ---------------------------------------------------------------------------------------------
 # Issue 13 item 1: a stored stand-in never beats the real result
 
+OPENCLAW_STAND_IN_TEXT = (
+    "[openclaw] missing tool result in session history; inserted synthetic error result for transcript repair."
+)
+"""OpenClaw's own stand-in text (reference notes, section 9), as it appears in files it wrote."""
 STAND_INS = {
     "ours": {**R("c1", DEFAULT_TEXTS.missing_tool_result), "isError": True},
-    "openclaw text": {**R("c1", OPENCLAW_SPELLINGS.missing_result), "isError": True},
+    "openclaw text": {**R("c1", OPENCLAW_STAND_IN_TEXT), "isError": True},
     "openclaw flag": {**R("c1", "aborted"), "isError": True, "details": {"openclawSyntheticMissingToolResult": True}},
     "our repair": {**R("c1", "aborted"), "isError": True, "details": {"promptcSyntheticToolResult": True}},
 }

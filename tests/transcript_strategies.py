@@ -14,7 +14,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from promptc.transcript.model import Transcript, parse_message, to_json
-from promptc.transcript.texts import DEFAULT_TEXTS, OPENCLAW_SPELLINGS
+from promptc.transcript.texts import DEFAULT_TEXTS
 
 HEADER = {"type": "session", "version": 2, "id": "s1", "timestamp": "2026-01-01T00:00:00Z", "cwd": "/w"}
 """A valid session-file header line."""
@@ -135,7 +135,7 @@ RAW_IDS = [
 ]
 NAMES = ["read", "read", "read", "exec", "exec", " read ", "bad name", ""]
 WORDS = ["", "  ", "hi", "go on", "ok", "[x]"]
-OPENCLAW_FAILED_TURN = OPENCLAW_SPELLINGS.failed_turn
+OPENCLAW_FAILED_TURN = "[assistant turn failed before producing content]"
 """The stand-in OpenClaw writes into an empty failed turn (reference notes, section 9)."""
 ASSISTANT_WORDS = [*WORDS, "NO_REPLY", " NO_REPLY\n", DEFAULT_TEXTS.failed_turn, OPENCLAW_FAILED_TURN]
 """Assistant texts: the silent-reply token and both failed-turn stand-ins (ours and OpenClaw's) among them."""

@@ -10,7 +10,7 @@ from typing import Any, TypeGuard
 
 from .model import Block, Message, TextBlock, Transcript, UserMessage
 from .queries import is_blank_text
-from .texts import OPENCLAW_SPELLINGS, Texts
+from .texts import OPENCLAW_SPELLINGS, Texts, sha256_matches
 
 _LINES = re.compile(r"[^\n]*\n|[^\n]+")
 """Lines with their endings; only a newline ends a line (a user's other separators stay inside it)."""
@@ -103,7 +103,7 @@ def without_markers(text: str, texts: Texts) -> str:
 
 
 def _is_notice(line: str, texts: Texts) -> bool:
-    return line in (texts.inter_session_notice, OPENCLAW_SPELLINGS.inter_session_notice)
+    return line == texts.inter_session_notice or sha256_matches(line, OPENCLAW_SPELLINGS.inter_session_notice_sha256)
 
 
 def is_marker_header(line: str, texts: Texts) -> bool:

@@ -2,7 +2,7 @@
 
 A stand-in only keeps a history well formed; when the real result turns up after all (a late
 write, a retried run), the real one must win. So every writer's stand-ins are recognised: ours
-(replay text or on-disk mark) and OpenClaw's (its `details` flag, or its text).
+(replay text or on-disk mark) and OpenClaw's (its `details` flag, or its text, matched by digest).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from collections.abc import Mapping
 
 from .model import TextBlock, ToolResultMessage
 from .queries import blocks_of
-from .texts import OPENCLAW_SPELLINGS, Texts
+from .texts import OPENCLAW_SPELLINGS, Texts, sha256_matches
 
 PROMPTC_MARK = "promptcSyntheticToolResult"
 """`details` key on a result our on-disk repair inserted (value: true)."""
@@ -36,4 +36,4 @@ def is_stand_in(result: ToolResultMessage, texts: Texts) -> bool:
 
 
 def _stand_in_text(text: str, texts: Texts) -> bool:
-    return text in (texts.missing_tool_result, OPENCLAW_SPELLINGS.missing_result)
+    return text == texts.missing_tool_result or sha256_matches(text, OPENCLAW_SPELLINGS.missing_result_sha256)
