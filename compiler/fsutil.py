@@ -224,11 +224,11 @@ def path_spellings(path: str | Path, fd: int) -> tuple[str, ...]:
     """The absolute path of the directory open as `fd` as given and, when it still leads to the
     same directory, resolved: the spellings an absolute link target may use for it."""
     given = os.path.abspath(path)
-    real = os.path.realpath(given)
-    try:
+    try:  # realpath reads each link it meets: one swapped away meanwhile is an OSError
+        real = os.path.realpath(given)
         same = os.path.samestat(os.stat(real), os.fstat(fd))
     except OSError:
-        same = False
+        real, same = given, False
     return (given, real) if same and real != given else (given,)
 
 
