@@ -52,11 +52,20 @@ BAD_VALUES: list[tuple[str, Any, str]] = [
 
 @pytest.mark.parametrize("field, value, message", BAD_VALUES, ids=[f"{f}={v!r}"[:40] for f, v, _ in BAD_VALUES])
 def test_a_request_refuses_a_bad_field_with_one_promptc_error_line(field, value, message):
+    error = _refusal(Request, field, value)
+    assert error.startswith(_expected("Request", field, message)), error
+    assert "\n" not in error
+
+
+def _refusal(make: Any, field: str, value: Any) -> str:
+    """The message of the PromptcError that `make(field=value)` raises."""
     with pytest.raises(PromptcError) as info:
-        Request(**{field: value})
-    separator = "" if message.startswith("[") else ": "
-    assert str(info.value).startswith(f"Request.{field}{separator}{message}"), str(info.value)
-    assert "\n" not in str(info.value)
+        make(**{field: value})
+    return str(info.value)
+
+
+def _expected(owner: str, field: str, message: str) -> str:
+    return f"{owner}.{field}{'' if message.startswith('[') else ': '}{message}"
 
 
 @pytest.mark.parametrize("field", [f.name for f in dataclasses.fields(Request)])
@@ -70,10 +79,8 @@ FIXED = [(f, v, m) for f, v, m in BAD_VALUES if f not in ("session_state", "now"
 
 @pytest.mark.parametrize("field, value, message", FIXED, ids=[f"{f}={v!r}"[:40] for f, v, _ in FIXED])
 def test_a_compiler_refuses_a_bad_argument_as_a_request_does(field, value, message):
-    with pytest.raises(PromptcError) as info:
-        Compiler(**{field: value})
-    separator = "" if message.startswith("[") else ": "
-    assert str(info.value).startswith(f"Compiler.{field}{separator}{message}"), str(info.value)
+    error = _refusal(Compiler, field, value)
+    assert error.startswith(_expected("Compiler", field, message)), error
 
 
 @pytest.mark.parametrize("argument", [name for name in inspect.signature(Compiler).parameters])
