@@ -50,8 +50,15 @@ HARNESS = SHARED / "tools" / "openclaw-ref" / "harness.mjs"
 OPENCLAW_DIR = Path(os.environ.get("OPENCLAW_REF_DIR", "/tmp/openclaw-ref"))
 TRACE = REPO / "examples" / "trace.jsonl"
 WORKSPACES = ("okbest2024-backup", "openclaw-templates-2026.9.6")
-RECOMMENDED = ("prompt.cache.ttl=1h",)
-"""The README's layout for long-lived agents: the default tiers, an hour on every breakpoint."""
+RECOMMENDED = (
+    "prompt.cache.tiers=[[sections, AGENTS.md, TOOLS.md, IDENTITY.md, BOOTSTRAP.md],"
+    " [SOUL.md, USER.md, MEMORY.md#head], [MEMORY.md, memory.md, dynamic_context]]",
+    "prompt.cache.ttl=1h",
+    "prompt.cache.uncachedSessions=[heartbeat, cron]",
+)
+"""The README's layout for long-lived agents: a cut MEMORY.md's head in the second tier, the last
+tier reaching past the Dynamic Project Context, an hour on every breakpoint, and no breakpoint for
+heartbeat and cron runs (on the trace they come more than an hour apart)."""
 LAYOUTS: dict[str, tuple[str, ...]] = {
     "single breakpoint 5m": ("prompt.cache.tiers=[]", "prompt.cache.ttl=5m"),
     "default": (),

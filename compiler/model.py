@@ -39,6 +39,8 @@ DYNAMIC_FILE_NAMES: frozenset[str] = frozenset({"HEARTBEAT.md"})
 CACHE_TTLS: tuple[str, ...] = ("5m", "1h")
 """The lifetimes a provider cache breakpoint can ask for, shortest first."""
 MAX_CACHE_TIERS = 3
+HEAD_SUFFIX = "#head"
+"""A tier entry `NAME#head`: the kept head of NAME when the budget cuts it (append-only files)."""
 """Breakpoints the system prompt may use (Anthropic allows four; the runtime keeps one for the
 conversation)."""
 
@@ -328,13 +330,18 @@ class CacheConfig:
         ("MEMORY.md", "memory.md"),
     )
     """At most three tiers, each a list of file names and section ids (`sections`: every stable
-    section not named elsewhere), least often changed first."""
+    section not named elsewhere), least often changed first. `NAME#head` puts the kept head of
+    a cut file in an earlier tier than the rest of it; `dynamic_context` in the last tier moves
+    its breakpoint below the boundary, past the Dynamic Project Context."""
     ttl: tuple[str, ...] = ()
     """Requested lifetime per tier (the last repeats); empty: `1h` on the first tier, `5m` after."""
     openai_key: bool = False
     """`prompt.cache.openaiKey`: send `prompt_cache_key` (from the stable hash) to OpenAI."""
     locations: Mapping[str, Any] = field(default_factory=dict)
     """Where each tier name was written (name -> errors.Location), for errors found later."""
+    uncached_sessions: tuple[str, ...] = ()
+    """`prompt.cache.uncachedSessions`: session kinds whose Anthropic and Bedrock payloads carry
+    no breakpoint (they run further apart than any cache lives: a write would be paid for nothing)."""
 
 
 @dataclass(frozen=True)
@@ -620,9 +627,15 @@ class PromptUnit:
     project context. The stable part is its units joined by one blank line."""
 
     name: str
-    """`section:<id>` or `file:<NAME>`."""
+    """`section:<id>`, `file:<NAME>`, or `file:<NAME>#head`: the kept head of a cut file whose
+    head a tier names apart from the rest of it."""
     text: str
     """The unit's rendered text (never empty)."""
+
+    @property
+    def separator(self) -> str:
+        """What follows the unit in the prompt (see `unit_separator`)."""
+        return unit_separator(self.name)
 
     @property
     def sha256(self) -> str:
@@ -639,8 +652,9 @@ class CacheTier:
     units: tuple[str, ...]
     """The units' names, in prompt order."""
     text: str
-    """Its slice of `stable + "\\n\\n"`: every tier ends with the blank-line separator, and the
-    tiers joined give `stable + "\\n\\n"` back."""
+    """Its slice of `stable + "\\n\\n" + volatile + "\\n\\n"`: every tier ends with the blank-line
+    separator, and the tiers joined give `stable + "\\n\\n"` back (and the Dynamic Project
+    Context after it when the last tier reaches below the boundary)."""
     ttl: str
     """The requested cache lifetime, `5m` or `1h`."""
     key: str
@@ -702,11 +716,15 @@ class Prompt:
     model: str | None = None
     """The run's model id (`provider/model`), when known; picks the OpenAI instruction role."""
     units: tuple[PromptUnit, ...] = ()
-    """The stable part as units, in order: `JOIN.join(u.text for u in units) == stable`."""
+    """The cacheable units, in order: the stable part's (each followed by its `separator`, they
+    give `stable + "\\n\\n"`), then the Dynamic Project Context when the last tier reaches it."""
     tiers: tuple[CacheTier, ...] = ()
-    """The stable part cut into cache tiers (empty when the stable part is)."""
+    """The units cut into cache tiers (empty when the stable part is)."""
     openai_cache_key: bool = False
     """Whether the OpenAI payloads carry `prompt_cache_key`."""
+    breakpoints: bool = True
+    """Whether the Anthropic and Bedrock payloads carry cache breakpoints (False for a session
+    kind `prompt.cache.uncachedSessions` names)."""
     variables: tuple[UserVariable, ...] = ()
     """User variables with their values and where each value came from, in declaration order."""
     filtered_files: tuple[ContextFile, ...] = ()
@@ -724,6 +742,12 @@ class Prompt:
     def volatile_sha256(self) -> str:
         """SHA-256 of the volatile part."""
         return _sha256(self.volatile)
+
+
+def unit_separator(name: str) -> str:
+    """What follows a cache unit in the prompt: a blank line, or the one line break between the
+    head of a cut file and its cut marker."""
+    return "\n" if name.endswith(HEAD_SUFFIX) else "\n\n"
 
 
 def _sha256(text: str) -> str:

@@ -280,6 +280,7 @@ def _assemble(
         units=rendered.units,
         tiers=cache_tiers.layout(rendered.units, cfg.cache),
         openai_cache_key=cfg.cache.openai_key,
+        breakpoints=run.session not in cfg.cache.uncached_sessions,
         variables=report.variables,
         filtered_files=report.filtered_files,
         section_origins=report.section_origins,

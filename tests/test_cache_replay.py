@@ -133,3 +133,35 @@ def _unit_texts(prompt):
             texts.append(stable[position : position + unit["chars"]])
             position += unit["chars"] + 2
     return texts
+
+
+def test_a_heartbeat_edit_with_the_reaching_tier_is_one_write_caused_by_heartbeat_md(run_cli, make_workspace, tmp_path):
+    from test_cache_tiers import HEARTBEAT_FILES, REACH_TIERS
+
+    workspace = make_workspace(HEARTBEAT_FILES)
+    events = [{"at": 30 * i, "run": {"chat_type": "direct"}} for i in range(5)]
+    events[2]["edits"] = [{"file": "HEARTBEAT.md", "append": "- Also check the window."}]
+    reach = simulate(run_cli, write_trace(tmp_path, events), *INPUTS, "--workspace", workspace, "--set", REACH_TIERS)
+    plain = simulate(run_cli, write_trace(tmp_path, events), *INPUTS, "--workspace", workspace)
+    writes = reach["providers"]["anthropic"]["writes"]
+    assert [(w["line"], w["tier"], w["cause"], w["changed"]) for w in writes if w["line"] > 1] == [
+        (3, 3, CHANGED, ["section:dynamic_context"])
+    ]
+    # The Dynamic Project Context is read from the cache on the turns that did not change it.
+    assert reach["providers"]["anthropic"]["uncached"] < plain["providers"]["anthropic"]["uncached"]
+    assert reach["providers"]["anthropic"]["read"] > plain["providers"]["anthropic"]["read"]
+
+
+def test_a_session_kind_sent_uncached_writes_nothing_and_pays_the_base_price(run_cli, make_workspace, tmp_path):
+    workspace = make_workspace(FILES)
+    events = [{"at": 0, "run": {"chat_type": "direct"}}, {"at": 30, "run": {"session": "heartbeat", "light_context": True}}]
+    trace = write_trace(tmp_path, events)
+    skipped = simulate(run_cli, trace, *INPUTS, "--workspace", workspace, "--set", "prompt.cache.uncachedSessions=[heartbeat]")
+    cached = simulate(run_cli, trace, *INPUTS, "--workspace", workspace)
+    for name in ("anthropic", "bedrock"):
+        assert [w for w in skipped["providers"][name]["writes"] if w["line"] == 2] == []
+        assert [w for w in cached["providers"][name]["writes"] if w["line"] == 2]
+        first_turn_writes = sum(w["tokens"] for w in skipped["providers"][name]["writes"])
+        # Every token sent is still counted: the heartbeat's stable part moves from written to uncached.
+        assert skipped["providers"][name]["total_tokens"] == cached["providers"][name]["total_tokens"]
+        assert skipped["providers"][name]["written"] == first_turn_writes < cached["providers"][name]["written"]

@@ -136,6 +136,9 @@ def test_a_section_named_in_a_later_tier_takes_the_sections_after_it_along(run_c
         ("[[sections, HEARTBEAT.md]]", "HEARTBEAT.md renders below the cache boundary"),
         ("[[sections, SOUL.md], [SOUL.md]]", "'SOUL.md' is in more than one tier"),
         ("[sections]", "expected a list of tiers"),
+        ("[[sections], [MEMORY.md, MEMORY.md#head]]", "'MEMORY.md#head' must be in an earlier tier than MEMORY.md"),
+        ("[[sections, MEMORY.md#head], [SOUL.md]]", "'MEMORY.md#head' must be in an earlier tier than MEMORY.md"),
+        ("[[sections, HEARTBEAT.md#head], [SOUL.md]]", "unknown tier entry 'HEARTBEAT.md#head'"),
     ],
 )
 def test_a_bad_tier_list_is_a_located_config_error(run_cli, write_yaml, value, message):
@@ -157,6 +160,19 @@ def test_a_volatile_section_has_no_tier(run_cli, write_yaml):
     config = write_yaml("bad.yaml", "prompt:\n  cache:\n    tiers: [[sections], [runtime]]\n")
     code, _, err = run_cli("render", "--config", config, "--workspace", EXAMPLES / "workspace")
     assert code == 2 and "section 'runtime' is below the cache boundary" in err
+
+
+def test_only_the_last_tier_may_reach_the_dynamic_context(run_cli, write_yaml):
+    config = write_yaml("bad.yaml", "prompt:\n  cache:\n    tiers:\n      - [sections, dynamic_context]\n      - [MEMORY.md]\n")
+    code, _, err = run_cli("render", "--config", config, "--workspace", EXAMPLES / "workspace")
+    assert code == 2
+    assert err.startswith(f"promptc: error: {config}:4:") and "only the last tier can reach it" in err
+
+
+def test_heartbeat_md_in_a_tier_points_to_dynamic_context(run_cli, write_yaml):
+    config = write_yaml("bad.yaml", "prompt:\n  cache:\n    tiers: [[sections, HEARTBEAT.md]]\n")
+    code, _, err = run_cli("render", "--config", config, "--workspace", EXAMPLES / "workspace")
+    assert code == 2 and "name its section, dynamic_context, in the last tier" in err
 
 
 @pytest.mark.parametrize(
@@ -231,3 +247,118 @@ def test_merging_keeps_the_text_and_only_drops_breakpoints_under_the_minimum(pai
         prefix += tier.text
         assert tiers.estimate_tokens(prefix) >= minimum
     assert {t.key for t in merged} <= {t.key for t in laid}
+
+
+# --------------------------------------------------------------------------- reaching further
+
+LONG_MEMORY = "# Memory\n\n" + "".join(f"- note {i}: Sam said something worth keeping\n" for i in range(300))
+HEAD_TIERS = "prompt.cache.tiers=[[sections, AGENTS.md, TOOLS.md, IDENTITY.md], [SOUL.md, USER.md, MEMORY.md#head], [MEMORY.md]]"
+REACH_TIERS = "prompt.cache.tiers=[[sections, AGENTS.md, TOOLS.md, IDENTITY.md], [SOUL.md, USER.md], [MEMORY.md, dynamic_context]]"
+HEARTBEATS_ON = "agents.defaults.heartbeat.enabled=true"
+SMALL_BUDGET = "agents.defaults.bootstrapMaxChars=3000"
+
+
+def _unit_names(data):
+    return [[unit["name"] for unit in tier["units"]] for tier in data["tiers"]]
+
+
+def test_a_cut_files_head_sits_in_its_own_tier_and_the_rest_after_it(run_cli, make_workspace):
+    workspace = make_workspace({**FILES, "MEMORY.md": LONG_MEMORY})
+    plain = compiled(run_cli, workspace, "--set", SMALL_BUDGET)
+    split = compiled(run_cli, workspace, "--set", SMALL_BUDGET, "--set", HEAD_TIERS)
+    assert split["stable"] == plain["stable"]  # tiers never change the text
+    names = _unit_names(split)
+    assert names[1][-1] == "file:MEMORY.md#head" and names[2][0] == "file:MEMORY.md"
+    texts = tiers.unit_texts(split["stable"], split["tiers"])
+    whole = tiers.unit_texts(plain["stable"], plain["tiers"])["file:MEMORY.md"]
+    assert texts["file:MEMORY.md#head"] + "\n" + texts["file:MEMORY.md"] == whole
+    assert texts["file:MEMORY.md"].startswith("[... MEMORY.md cut: kept ")  # the rest begins at the marker line
+    assert "- note 0:" in texts["file:MEMORY.md#head"] and "- note 299:" in texts["file:MEMORY.md"]
+    assert "".join(_tier_text(split["stable"], split["tiers"], i) for i in range(3)) == split["stable"] + "\n\n"
+
+
+def test_an_append_to_a_cut_file_leaves_the_tier_holding_its_head(run_cli, make_workspace):
+    workspace = make_workspace({**FILES, "MEMORY.md": LONG_MEMORY})
+    before = compiled(run_cli, workspace, "--set", SMALL_BUDGET, "--set", HEAD_TIERS)
+    with open(workspace / "MEMORY.md", "a", encoding="utf-8") as handle:
+        handle.write("- Sam moved to Porto.\n")
+    after = compiled(run_cli, workspace, "--set", SMALL_BUDGET, "--set", HEAD_TIERS)
+    assert keys(after)[:2] == keys(before)[:2] and keys(after)[2] != keys(before)[2]
+    assert "Sam moved to Porto" in _tier_text(after["stable"], after["tiers"], 2)  # the kept tail moved on
+
+
+def test_a_whole_file_named_with_a_head_stays_whole_in_the_later_tier(run_cli, make_workspace):
+    data = compiled(run_cli, make_workspace(FILES), "--set", HEAD_TIERS)
+    names = _unit_names(data)
+    assert names[1] == ["file:SOUL.md", "file:USER.md"] and names[2][0] == "file:MEMORY.md"
+    assert not any(name.endswith("#head") for tier in names for name in tier)
+
+
+def _anthropic(run_cli, workspace, *extra):
+    code, out, err = run_cli("render", "--workspace", workspace, "--format", "anthropic", "--chat-type", "direct", *extra)
+    assert code == 0, err
+    return json.loads(out)["system"]
+
+
+def _openai_text(run_cli, workspace, *extra):
+    code, out, err = run_cli("render", "--workspace", workspace, "--format", "openai", "--chat-type", "direct", *extra)
+    assert code == 0, err
+    return json.loads(out)["messages"][0]["content"]
+
+
+HEARTBEAT_FILES = {**FILES, "HEARTBEAT.md": "# Heartbeat\n\n- Check the plant sensor and report if it is dry.\n"}
+
+
+def test_the_last_tier_can_reach_past_the_dynamic_project_context(run_cli, make_workspace):
+    workspace = make_workspace(HEARTBEAT_FILES)
+    flags = ("--set", HEARTBEATS_ON, "--set", REACH_TIERS, "--channel", "telegram")
+    data = compiled(run_cli, workspace, *flags)
+    blocks = _anthropic(run_cli, workspace, *flags)
+    last_cached = [b for b in blocks if "cache_control" in b][-1]
+    dynamic = next(s for s in data["sections"] if s["id"] == "dynamic_context")
+    assert data["volatile"].startswith("# Dynamic Project Context")
+    assert last_cached["text"].endswith(data["volatile"][: dynamic["chars"]] + "\n\n")
+    assert "Check the plant sensor" in last_cached["text"]
+    assert blocks[-1] is not last_cached and "cache_control" not in blocks[-1]
+    assert "## Runtime" in blocks[-1]["text"] and "Check the plant sensor" not in blocks[-1]["text"]
+    assert "".join(b["text"] for b in blocks) == _openai_text(run_cli, workspace, *flags)
+    assert _unit_names(data)[-1][-1] == "section:dynamic_context"
+
+
+def test_what_the_reaching_tier_holds_changes_with_heartbeat_md_and_not_with_volatile_facts(run_cli, make_workspace):
+    workspace = make_workspace(HEARTBEAT_FILES)
+    flags = ("--set", HEARTBEATS_ON, "--set", REACH_TIERS)
+    before = compiled(run_cli, workspace, *flags, "--channel", "telegram")
+    other_channel = compiled(run_cli, workspace, *flags, "--channel", "discord")
+    assert keys(other_channel) == keys(before)
+    (workspace / "HEARTBEAT.md").write_text("# Heartbeat\n\n- Water the plant on Sundays.\n", encoding="utf-8")
+    edited = compiled(run_cli, workspace, *flags, "--channel", "telegram")
+    assert keys(edited)[:2] == keys(before)[:2] and keys(edited)[2] != keys(before)[2]
+    assert edited["stable"] == before["stable"]
+
+
+def test_without_a_heartbeat_file_the_last_tier_ends_at_the_boundary(run_cli, make_workspace):
+    workspace = make_workspace(FILES)
+    reach = compiled(run_cli, workspace, "--set", HEARTBEATS_ON, "--set", REACH_TIERS)
+    assert _unit_names(reach)[-1][-1] == "section:silent_replies"
+    blocks = _anthropic(run_cli, workspace, "--set", HEARTBEATS_ON, "--set", REACH_TIERS)
+    assert [b for b in blocks if "cache_control" in b][-1]["text"].endswith("\n\n")
+    assert blocks[-1]["text"] == reach["volatile"]
+
+
+def test_a_session_kind_sent_uncached_gets_no_breakpoint(run_cli, make_workspace):
+    workspace = make_workspace(HEARTBEAT_FILES)
+    flags = ("--set", HEARTBEATS_ON, "--set", "prompt.cache.uncachedSessions=[heartbeat, cron]")
+    heartbeat = _anthropic(run_cli, workspace, *flags, "--session", "heartbeat")
+    main = _anthropic(run_cli, workspace, *flags)
+    assert not any("cache_control" in b for b in heartbeat) and all(b["text"] for b in heartbeat)
+    assert "".join(b["text"] for b in heartbeat) == _openai_text(run_cli, workspace, *flags, "--session", "heartbeat")
+    assert sum("cache_control" in b for b in main) == 3
+    code, out, _ = run_cli("render", "--workspace", workspace, "--format", "bedrock", *flags, "--session", "cron")
+    assert code == 0 and not any("cachePoint" in entry for entry in json.loads(out)["system"])
+
+
+def test_an_unknown_uncached_session_kind_is_a_located_error(run_cli, write_yaml):
+    config = write_yaml("bad.yaml", "prompt:\n  cache:\n    uncachedSessions: [heartbeats]\n")
+    code, _, err = run_cli("render", "--config", config, "--workspace", EXAMPLES / "workspace")
+    assert code == 2 and err.startswith(f"promptc: error: {config}:3:") and "did you mean 'heartbeat'?" in err

@@ -52,7 +52,7 @@ class Compiled:
     breakpoints: tuple[CacheTier, ...]
     """The tiers as sent to Anthropic and Bedrock (ones too short to cache merged)."""
     volatile_tokens: int
-    """Tokens below the boundary."""
+    """Tokens after the last breakpoint (below the boundary)."""
 
 
 @dataclass(frozen=True)
@@ -104,10 +104,11 @@ def _reset_volatile(run: RunFacts, base: RunFacts) -> RunFacts:
 
 
 def _compiled(event: Event, run: RunFacts, prompt: Prompt, counter: _Counter) -> Compiled:
-    units = tuple(Unit(u.name, u.sha256, counter(u.text + cache_tiers.JOIN)) for u in prompt.units)
+    units = tuple(Unit(u.name, u.sha256, counter(u.text + u.separator)) for u in prompt.units)
     variant = "/".join(str(getattr(run, name) or "-") for name in VARIANT_FACTS)
-    breakpoints = cache_tiers.merged(prompt.tiers, cache_tiers.min_tokens(prompt.model))
-    return Compiled(event, variant, units, prompt.tiers, breakpoints, counter(prompt.volatile))
+    breakpoints = cache_tiers.merged(prompt.tiers, cache_tiers.min_tokens(prompt.model)) if prompt.breakpoints else ()
+    rest = prompt.volatile[cache_tiers.volatile_covered(prompt.units):]
+    return Compiled(event, variant, units, prompt.tiers, breakpoints, counter(rest) if rest else 0)
 
 
 def _turn(compiled: Compiled, tiers: Sequence[CacheTier]) -> Turn:

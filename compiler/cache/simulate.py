@@ -48,7 +48,8 @@ class Turn:
     units: tuple[Unit, ...]
     """The stable part, in order."""
     tier_ends: tuple[int, ...]
-    """For each tier, the index just past its last unit; the last is `len(units)`."""
+    """For each breakpoint, the index just past its tier's last unit (none: a payload sent with
+    no breakpoint, every unit uncached)."""
     ttls: tuple[str, ...]
     """Each tier's requested lifetime (`5m` or `1h`)."""
     volatile_tokens: int
@@ -183,7 +184,8 @@ class _State:
             writes.append(Write(index, tier + 1, pending, pending * price, cause, changed))
             written, cost, pending = written + pending, cost + pending * price, 0
             self.expiry[keys[end - 1]] = turn.at + self._lifetime(turn, tier)
-        uncached = pending + turn.volatile_tokens
+        after = cumulative[-1] - cumulative[ends[-1] if ends else 0]  # units past the last breakpoint
+        uncached = pending + after + turn.volatile_tokens
         return TurnCost(read, written, uncached, cost + uncached, tuple(writes))
 
     def _longest_hit(self, turn: Turn, candidates: list[tuple[int, str]], cumulative: list[int]) -> int:

@@ -18,7 +18,7 @@ import re
 from typing import Any, Sequence
 
 from ..errors import ConfigError, Location
-from ..model import CacheConfig, CacheTier, PromptUnit
+from ..model import HEAD_SUFFIX, CacheConfig, CacheTier, PromptUnit, unit_separator
 
 JOIN = "\n\n"
 """What separates units in the stable part, and ends every tier's text."""
@@ -27,6 +27,11 @@ SECTIONS = "sections"
 DEFAULT_TTLS = ("1h", "5m")
 """With no `prompt.cache.ttl`: an hour on the first tier, five minutes on later ones."""
 SECTION_PREFIX, FILE_PREFIX = "section:", "file:"
+DYNAMIC_SECTION = "dynamic_context"
+"""The one volatile section a tier may name (the last tier only): its breakpoint then sits after
+the Dynamic Project Context, the first thing below the boundary, which changes only with
+HEARTBEAT.md."""
+DYNAMIC_UNIT = SECTION_PREFIX + DYNAMIC_SECTION
 
 MIN_TOKENS_DEFAULT = 1024
 MIN_TOKENS: tuple[tuple[re.Pattern[str], int], ...] = (
@@ -43,8 +48,11 @@ def unit_name(kind: str, name: str) -> str:
 
 def label(unit: str) -> str:
     """How a unit is named to a person: the file name, or `section <id>`."""
+    if unit == DYNAMIC_UNIT:
+        return "HEARTBEAT.md (Dynamic Project Context)"
     if unit.startswith(FILE_PREFIX):
-        return unit[len(FILE_PREFIX):]
+        name = unit[len(FILE_PREFIX):]
+        return name[: -len(HEAD_SUFFIX)] + " (kept head)" if name.endswith(HEAD_SUFFIX) else name
     return "section " + unit[len(SECTION_PREFIX):]
 
 
@@ -63,6 +71,16 @@ def assigned_tier(unit: str, cache: CacheConfig) -> int:
     return fallback
 
 
+def reached(cache: CacheConfig) -> frozenset[str]:
+    """The volatile sections the last tier reaches (`dynamic_context`, or none)."""
+    return frozenset({DYNAMIC_SECTION}) if cache.tiers and DYNAMIC_SECTION in cache.tiers[-1] else frozenset()
+
+
+def named_heads(cache: CacheConfig) -> frozenset[str]:
+    """The files whose kept head a tier names apart (`MEMORY.md#head` -> `MEMORY.md`)."""
+    return frozenset(name[: -len(HEAD_SUFFIX)] for tier in cache.tiers for name in tier if name.endswith(HEAD_SUFFIX))
+
+
 def order_files(files: Sequence[Any], cache: CacheConfig) -> list[Any]:
     """The project context's files (dicts with a `name`) by tier, then in load order."""
     return sorted(files, key=lambda f: assigned_tier(unit_name("file", f["name"]), cache))
@@ -72,12 +90,16 @@ def check_sections(cache: CacheConfig, sides: dict[str, str]) -> None:
     """Every section id a tier names must be a stable section of the catalogue (`sides`: id ->
     side); the error points at the config line that names it."""
     stable = sorted(sid for sid, side in sides.items() if side == "stable")
-    for tier in cache.tiers:
+    for position, tier in enumerate(cache.tiers):
         for name in tier:
-            if name == SECTIONS or name.endswith(".md"):
+            if name == SECTIONS or name.endswith((".md", HEAD_SUFFIX)):
                 continue
             where = cache.locations.get(name)
             location = where if isinstance(where, Location) else None
+            if name == DYNAMIC_SECTION and position == len(cache.tiers) - 1:
+                continue
+            if name == DYNAMIC_SECTION:
+                raise ConfigError(f"prompt.cache.tiers: {name!r} is below the cache boundary, so only the last tier can reach it", location)
             if sides.get(name) == "volatile":
                 raise ConfigError(f"prompt.cache.tiers: section {name!r} is below the cache boundary, so it has no tier", location)
             if name not in sides:
@@ -103,7 +125,7 @@ def layout(units: Sequence[PromptUnit], cache: CacheConfig) -> tuple[CacheTier, 
     running = hashlib.sha256()
     tiers = []
     for index, (position, members) in enumerate(groups, start=1):
-        text = "".join(u.text + JOIN for u in members)
+        text = "".join(u.text + u.separator for u in members)
         running.update(text.encode("utf-8"))
         tiers.append(CacheTier(index, tuple(u.name for u in members), text, ttl_for(position, cache), running.hexdigest()))
     return tuple(tiers)
@@ -130,14 +152,20 @@ def entries(tiers: Sequence[CacheTier], units: Sequence[PromptUnit]) -> list[dic
     ]
 
 
-def unit_texts(stable: str, tiers: Sequence[Any]) -> dict[str, str]:
-    """Each unit's text cut back out of a stable text by the `entries` of its tiers."""
-    texts, position = {}, 0
+def unit_texts(stable: str, tiers: Sequence[Any], volatile: str = "") -> dict[str, str]:
+    """Each unit's text cut back out of a prompt's two parts by the `entries` of its tiers."""
+    texts, position, text = {}, 0, stable + JOIN + volatile
     for tier in tiers:
         for unit in tier["units"]:
-            texts[unit["name"]] = stable[position : position + unit["chars"]]
-            position += unit["chars"] + len(JOIN)
+            texts[unit["name"]] = text[position : position + unit["chars"]]
+            position += unit["chars"] + len(unit_separator(unit["name"]))
     return texts
+
+
+def volatile_covered(units: Sequence[PromptUnit]) -> int:
+    """How many characters at the start of the volatile part the last tier covers (with the
+    separator after them)."""
+    return sum(len(u.text) + len(JOIN) for u in units if u.name == DYNAMIC_UNIT)
 
 
 # --------------------------------------------------------------------------- merging

@@ -252,7 +252,7 @@ def _cache_config(configs: ConfigSet) -> CacheConfig:
         for j, name in enumerate(tier):
             origin = configs.origins.get(("prompt", "cache", "tiers", i, j)) or configs.origins.get(("prompt", "cache", "tiers"))
             locations[name] = origin.location if origin and origin.location else Location(origin.label if origin else "config")
-    return CacheConfig(tiers, tree["ttl"] or (), tree["openaiKey"], MappingProxyType(locations))
+    return CacheConfig(tiers, tree["ttl"] or (), tree["openaiKey"], MappingProxyType(locations), tuple(tree["uncachedSessions"]))
 
 
 def _build(tree: Mapping[str, Any], s: dict, entry: dict, agent: str, default_agent: str, cache: CacheConfig) -> ResolvedConfig:

@@ -12,7 +12,7 @@ from typing import Any, Callable, Iterator, Mapping
 
 from .. import checks
 from ..errors import ConfigError
-from ..model import CACHE_TTLS, MAX_CACHE_TIERS
+from ..model import CACHE_TTLS, HEAD_SUFFIX, MAX_CACHE_TIERS, SESSION_KINDS
 from . import openclaw, yamlsrc
 
 
@@ -205,6 +205,20 @@ def _cache_tiers(value: Any) -> str | None:
         if problem:
             return problem
         seen.add(name)
+    return _heads_first(value)
+
+
+def _heads_first(tiers: list[list[str]]) -> str | None:
+    """`NAME#head` must sit in an earlier tier than NAME (named, or where `sections` is)."""
+    def position(name: str) -> int:
+        found = [i for i, tier in enumerate(tiers) if name in tier] or [i for i, tier in enumerate(tiers) if "sections" in tier]
+        return found[0] if found else 0
+
+    for index, tier in enumerate(tiers):
+        for name in tier:
+            if name.endswith(HEAD_SUFFIX) and position(name[: -len(HEAD_SUFFIX)]) <= index:
+                file = name[: -len(HEAD_SUFFIX)]
+                return f"{name!r} must be in an earlier tier than {file} (the head is what stays put when {file} grows)"
     return None
 
 
@@ -213,11 +227,26 @@ def _tier_name(name: Any) -> str | None:
         return f"a tier lists file names and section ids, got {_describe(name)}"
     if name in TIER_FILES or name == "sections" or _SECTION_ID.match(name):
         return None
+    if name.endswith(HEAD_SUFFIX) and name[: -len(HEAD_SUFFIX)] in TIER_FILES:
+        return None
     if name == "HEARTBEAT.md":
-        return "HEARTBEAT.md renders below the cache boundary, so it has no cache tier"
+        return "HEARTBEAT.md renders below the cache boundary; name its section, dynamic_context, in the last tier to cache it"
     match = difflib.get_close_matches(name, TIER_FILES, n=1, cutoff=0.6) or [f for f in TIER_FILES if f.lower() == name.lower()]
     hint = f" (did you mean '{match[0]}'?)" if match else ""
     return f"unknown tier entry {name!r}: expected a workspace file name, a section id or 'sections'{hint}"
+
+
+def _session_kinds(value: Any) -> str | None:
+    """A list of session kinds, each once."""
+    problem = _string_list(value)
+    if problem:
+        return problem
+    for kind in value:
+        if kind not in SESSION_KINDS:
+            match = difflib.get_close_matches(kind, SESSION_KINDS, n=1)
+            hint = f" (did you mean '{match[0]}'?)" if match else f" (known: {', '.join(SESSION_KINDS)})"
+            return f"unknown session kind {kind!r}{hint}"
+    return f"{value[0]!r} is listed twice" if len(set(value)) < len(value) and value else None
 
 
 def _cache_ttl(value: Any) -> str | None:
@@ -303,6 +332,7 @@ SCHEMA = Table(
                     "tiers": Field(_cache_tiers),
                     "ttl": Field(_cache_ttl, nullable=True, convert=_ttl_tuple),
                     "openaiKey": BOOL,
+                    "uncachedSessions": Field(_session_kinds),
                 }),
                 "variables": MapOf(VARIABLE, key=_declared_name),
                 "values": VALUES,

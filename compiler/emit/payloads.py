@@ -119,7 +119,10 @@ def to_bedrock(prompt: Prompt) -> dict[str, Any]:
 
 
 def breakpoints(prompt: Prompt) -> tuple[CacheTier, ...]:
-    """The tiers as sent to Anthropic or Bedrock: one too short to cache merged into the next."""
+    """The tiers as sent to Anthropic or Bedrock: one too short to cache merged into the next;
+    none for a session kind sent uncached."""
+    if not prompt.breakpoints:
+        return ()
     return cache_tiers.merged(prompt.tiers, cache_tiers.min_tokens(prompt.model))
 
 
@@ -131,9 +134,14 @@ def _cached_and_fresh(prompt: Prompt) -> tuple[list[tuple[str, str | None]], lis
     developer, turn = surfaces.get("developer", ""), surfaces.get("turn", "")
     tiers = breakpoints(prompt)
     cached: list[tuple[str, str | None]] = [(t.text, t.ttl) for t in tiers] or [(prompt.stable, "5m")]
-    if developer:
+    if not prompt.breakpoints:
+        cached = [(t.text, None) for t in prompt.tiers]
+    if developer and cached:
         cached = [*cached[:-1], (cached[-1][0], None), (developer, cached[-1][1])]
-    return cached, [text for text in (prompt.volatile, turn) if text]
+    fresh = [text for text in (prompt.volatile[cache_tiers.volatile_covered(prompt.units):], turn) if text]
+    if not fresh and cached and cached[-1][0].endswith(cache_tiers.JOIN):  # the last block ends where the prompt does
+        cached[-1] = (cached[-1][0].removesuffix(cache_tiers.JOIN), cached[-1][1])
+    return [c for c in cached if c[0]], fresh
 
 
 def _surface_texts(prompt: Prompt) -> list[str]:

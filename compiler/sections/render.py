@@ -20,7 +20,8 @@ from jinja2.parser import Parser
 from ..errors import Location, TemplateError
 from ..freshness import LRU
 from ..cache import tiers as cache_tiers
-from ..model import CacheConfig, PromptUnit, RenderedSection
+from ..model import HEAD_SUFFIX, CacheConfig, PromptUnit, RenderedSection
+from ..workspace.budget import marker_start
 from . import partials as partials_mod
 from . import uservars
 from .catalogue import SectionSpec, Selection
@@ -97,6 +98,8 @@ class Renderer:
         volatile_sections, volatile_outline = self._render_side(volatile_side, contexts.volatile, marker)
         stable = JOIN.join(s.text for s in stable_sections)
         volatile = JOIN.join(s.text for s in volatile_sections)
+        if units and volatile_sections and volatile_sections[0].id in cache_tiers.reached(cache):
+            units += (PromptUnit(cache_tiers.DYNAMIC_UNIT, volatile_sections[0].text),)
         parts = (p for p in (stable, volatile) if p) if mode == "none" else (stable, marker, volatile)
         sections, outline = stable_sections + volatile_sections, stable_outline + volatile_outline
         return Rendered(stable, volatile, JOIN.join(parts), sections, outline, units)
@@ -112,7 +115,7 @@ class Renderer:
             sections, outline = self._render_side(selections, context, marker)
             by_id = {s.spec.id: s for s in selections}
             units = tuple(u for section in sections for u in self._units(by_id[section.id], section, context, marker))
-            cached = self.stable[key] = (sections, outline, units)
+            cached = self.stable[key] = (sections, outline, _split_heads(units, context, cache))
         return cached
 
     def _units(self, selection: Selection, section: RenderedSection, context: Mapping[str, Any], marker: str) -> list[PromptUnit]:
@@ -326,6 +329,24 @@ def freeze(value: Any) -> Hashable:
     if isinstance(value, (list, tuple)):
         return tuple(map(freeze, value))
     return value
+
+
+def _split_heads(units: tuple[PromptUnit, ...], context: Mapping[str, Any], cache: CacheConfig) -> tuple[PromptUnit, ...]:
+    """Each cut file whose head a tier names as two units, split where its cut marker line starts:
+    the head stays byte-identical when an append moves the kept tail, so its tier stays cached."""
+    heads = cache_tiers.named_heads(cache)
+    if not heads:
+        return units
+    cut = {f["name"] for f in context.get("stable_files", ()) if f.get("truncated")}
+    split: list[PromptUnit] = []
+    for unit in units:
+        name = unit.name[len(cache_tiers.FILE_PREFIX):]
+        at = marker_start(name, unit.text) if name in heads and name in cut else None
+        if at is None:
+            split.append(unit)
+            continue
+        split += [PromptUnit(unit.name + HEAD_SUFFIX, unit.text[: at - 1]), PromptUnit(unit.name, unit.text[at:])]
+    return tuple(split)
 
 
 def _render_one(

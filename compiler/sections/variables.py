@@ -45,7 +45,7 @@ STABLE: dict[str, str] = {
     "timezone": "user IANA time zone, or none",
     "model_aliases": "((alias, provider/model), ...) sorted by alias",
     "skills_block": "the <available_skills> block (with its cut note), or empty",
-    "stable_files": "bootstrap files above the boundary, in load order: ({name, text, open, close}, ...)",
+    "stable_files": "bootstrap files above the boundary, in load order: ({name, text, open, close, truncated}, ...)",
     "has_soul": "SOUL.md is among the stable files",
     "truncation_notice": "the fixed bootstrap notice is shown",
     "delivery": "normal / message_tool_only",
@@ -304,9 +304,10 @@ def runtime_fields(cfg: ResolvedConfig, run: RunFacts) -> tuple[tuple[str, str],
     return tuple((key, _one_line(value)) for key, value in pairs if value)
 
 
-def _file(context_file) -> dict[str, str]:
+def _file(context_file) -> dict[str, Any]:
     opening, closing = file_fence(context_file.name, context_file.text)
-    return {"name": context_file.name, "text": context_file.text, "open": opening, "close": closing}
+    return {"name": context_file.name, "text": context_file.text, "open": opening, "close": closing,
+            "truncated": context_file.status == "truncated"}
 
 
 def file_fence(name: str, text: str) -> tuple[str, str]:

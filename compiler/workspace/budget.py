@@ -177,6 +177,14 @@ def compact_marker(head: int, tail: int, size: int) -> str:
     return f"[cut {head}+{tail}/{size}]"
 
 
+def marker_start(name: str, text: str) -> int | None:
+    """Where the first cut-marker line of `name` starts in `text` (a prompt unit holding the cut
+    file), or None; the line break before it is what separates the kept head from the rest."""
+    pattern = re.compile(r"(?<=\n)(\[\.\.\. " + re.escape(name) + r" cut: kept \d+\+\d+ of \d+ chars; |\[cut \d+\+\d+/\d+\]$)", re.M)
+    found = pattern.search(text)
+    return found.start() if found and found.start() > 1 else None
+
+
 MarkerMaker = Callable[[int, int], str]
 """Builds a marker line from the kept head and tail lengths."""
 
