@@ -50,29 +50,25 @@ HARNESS = SHARED / "tools" / "openclaw-ref" / "harness.mjs"
 OPENCLAW_DIR = Path(os.environ.get("OPENCLAW_REF_DIR", "/tmp/openclaw-ref"))
 TRACE = REPO / "examples" / "trace.jsonl"
 WORKSPACES = ("okbest2024-backup", "openclaw-templates-2026.9.6")
-RECOMMENDED = (
-    "prompt.cache.tiers=[[sections, AGENTS.md, TOOLS.md, IDENTITY.md, BOOTSTRAP.md],"
-    " [SOUL.md, USER.md, MEMORY.md#head], [MEMORY.md, memory.md, dynamic_context]]",
-    "prompt.cache.ttl=1h",
-    "prompt.cache.uncachedSessions=[heartbeat, cron]",
-)
-"""The README's layout for long-lived agents: a cut MEMORY.md's head in the second tier, the last
-tier reaching past the Dynamic Project Context, an hour on every breakpoint, and no breakpoint for
-heartbeat and cron runs (on the trace they come more than an hour apart)."""
+RECOMMENDED = REPO / "examples" / "cache-long-lived.yaml"
+"""The README's layout for long-lived agents, as a config layer over the example config."""
 LAYOUTS: dict[str, tuple[str, ...]] = {
     "single breakpoint 5m": ("prompt.cache.tiers=[]", "prompt.cache.ttl=5m"),
     "default": (),
     "one-hour TTL everywhere": ("prompt.cache.ttl=1h",),
-    "recommended (long-lived)": RECOMMENDED,
+    "recommended (long-lived)": ("config:" + str(RECOMMENDED),),
 }
 BASELINE = "single breakpoint 5m"
 KEPT = Path(tempfile.gettempdir()) / "bench-cache-openclaw"
 """Harness results by content, and the one workspace copy they were made from."""
 
 
-def request(workspace: Path, overrides: tuple[str, ...]) -> Request:
+def request(workspace: Path, layout: tuple[str, ...]) -> Request:
+    """The example run and config with a layout: `--set` overrides, or `config:PATH` layers."""
     run = load_run_facts(REPO / "examples" / "run.yaml")
-    return Request(run=run, config_paths=(REPO / "examples" / "config.yaml",), overrides=overrides, workspace=workspace)
+    layers = tuple(Path(item.removeprefix("config:")) for item in layout if item.startswith("config:"))
+    overrides = tuple(item for item in layout if not item.startswith("config:"))
+    return Request(run=run, config_paths=(REPO / "examples" / "config.yaml", *layers), overrides=overrides, workspace=workspace)
 
 
 def price_layouts(workspace: Path, events: tuple[trace.Event, ...]) -> dict[str, simulate.Result]:

@@ -362,3 +362,15 @@ def test_an_unknown_uncached_session_kind_is_a_located_error(run_cli, write_yaml
     config = write_yaml("bad.yaml", "prompt:\n  cache:\n    uncachedSessions: [heartbeats]\n")
     code, _, err = run_cli("render", "--config", config, "--workspace", EXAMPLES / "workspace")
     assert code == 2 and err.startswith(f"promptc: error: {config}:3:") and "did you mean 'heartbeat'?" in err
+
+
+def test_the_shipped_long_lived_layout_reaches_the_dynamic_context_with_an_hour_everywhere(run_cli):
+    flags = ("--config", EXAMPLES / "config.yaml", "--config", EXAMPLES / "cache-long-lived.yaml", "--run", EXAMPLES / "run.yaml")
+    code, out, err = run_cli("render", *flags, "--format", "anthropic")
+    assert code == 0, err
+    blocks = json.loads(out)["system"]
+    cached = [b for b in blocks if "cache_control" in b]
+    assert [b["cache_control"]["ttl"] for b in cached] == ["1h", "1h", "1h"]
+    assert "# Dynamic Project Context" in cached[-1]["text"] and "## Runtime" in blocks[-1]["text"]
+    code, out, err = run_cli("render", *flags, "--session", "cron", "--format", "anthropic")
+    assert code == 0 and not any("cache_control" in b for b in json.loads(out)["system"])
