@@ -39,10 +39,10 @@ DYNAMIC_FILE_NAMES: frozenset[str] = frozenset({"HEARTBEAT.md"})
 CACHE_TTLS: tuple[str, ...] = ("5m", "1h")
 """The lifetimes a provider cache breakpoint can ask for, shortest first."""
 MAX_CACHE_TIERS = 3
-HEAD_SUFFIX = "#head"
-"""A tier entry `NAME#head`: the kept head of NAME when the budget cuts it (append-only files)."""
 """Breakpoints the system prompt may use (Anthropic allows four; the runtime keeps one for the
 conversation)."""
+HEAD_SUFFIX = "#head"
+"""A tier entry `NAME#head`: the kept head of NAME when the budget cuts it (append-only files)."""
 
 
 # --------------------------------------------------------------------------- run facts
@@ -623,8 +623,8 @@ class LoadedWorkspace:
 
 @dataclass(frozen=True)
 class PromptUnit:
-    """One piece of the stable part as a cache sees it: a section, or one workspace file of the
-    project context. The stable part is its units joined by one blank line."""
+    """One piece of the prompt as a cache sees it: a section, one workspace file of the project
+    context (or the kept head of one), or the Dynamic Project Context when a tier reaches it."""
 
     name: str
     """`section:<id>`, `file:<NAME>`, or `file:<NAME>#head`: the kept head of a cut file whose
@@ -652,9 +652,9 @@ class CacheTier:
     units: tuple[str, ...]
     """The units' names, in prompt order."""
     text: str
-    """Its slice of `stable + "\\n\\n" + volatile + "\\n\\n"`: every tier ends with the blank-line
-    separator, and the tiers joined give `stable + "\\n\\n"` back (and the Dynamic Project
-    Context after it when the last tier reaches below the boundary)."""
+    """Its slice of `stable + "\\n\\n"`, each tier ending with the blank-line separator: the tiers
+    joined give it back. A last tier that reaches below the boundary also holds the Dynamic
+    Project Context and the separator after it."""
     ttl: str
     """The requested cache lifetime, `5m` or `1h`."""
     key: str

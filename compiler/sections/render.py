@@ -47,7 +47,8 @@ class Rendered:
     outline: tuple[tuple[str, bool, str], ...]
     """Every section in prompt order (stable side first): (id, rendered?, why)."""
     units: tuple[PromptUnit, ...] = ()
-    """The stable part as cache units: `JOIN.join(u.text for u in units) == stable`."""
+    """The cache units: the stable part's (each followed by its separator they give `stable +
+    JOIN`), then the Dynamic Project Context when the last tier reaches it."""
 
 
 ALL_VARIABLES = frozenset(STABLE) | frozenset(VOLATILE)
@@ -340,8 +341,8 @@ def _split_heads(units: tuple[PromptUnit, ...], context: Mapping[str, Any], cach
     cut = {f["name"] for f in context.get("stable_files", ()) if f.get("truncated")}
     split: list[PromptUnit] = []
     for unit in units:
-        name = unit.name[len(cache_tiers.FILE_PREFIX):]
-        at = marker_start(name, unit.text) if name in heads and name in cut else None
+        name = unit.name.removeprefix(cache_tiers.FILE_PREFIX)
+        at = marker_start(name, unit.text) if unit.name != name and name in heads and name in cut else None
         if at is None:
             split.append(unit)
             continue
