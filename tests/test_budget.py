@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from promptc.errors import WorkspaceError
 from promptc.model import Budgets, WorkspaceFile
@@ -123,6 +124,25 @@ def test_output_fits_and_keeps_a_true_prefix_and_suffix(case: tuple[str, int]) -
     assert (kept_head, kept_tail, size) == (len(head), len(tail), len(trimmed))
     tail_start = len(trimmed) - len(tail)
     assert not splits_a_pair(trimmed, len(head)) and not splits_a_pair(trimmed, tail_start)
+
+
+@settings(max_examples=300, deadline=None)
+@given(case=strategies.texts_with_budgets(), name=st.sampled_from(["MEMORY.md", "AGENTS.md", "SOUL.md"]))
+def test_the_marker_line_is_found_where_the_kept_head_ends(case: tuple[str, int], name: str) -> None:
+    """What a cache tier cuts at (`MEMORY.md#head`): the first marker line of the file's own cut,
+    after a line break; before it, exactly the kept head (a true prefix of the file)."""
+    text, max_chars = case
+    output = budget.truncate_for(name, text, max_chars)
+    unit = f"## {name}\n<workspace_file>\n{output}\n</workspace_file>"
+    at = budget.marker_start(name, unit)
+    found = FULL_MARKER.search(output) or COMPACT_MARKER.search(output)
+    if found is None:
+        assert at is None or FULL_MARKER.search(text) or COMPACT_MARKER.search(text)
+        return
+    prefix = f"## {name}\n<workspace_file>\n"
+    if FULL_MARKER.search(text) is None and COMPACT_MARKER.search(text) is None:
+        assert at == len(prefix) + found.start()  # the file's own text holds no marker-like line
+    assert unit[at - 1] == "\n" and text.rstrip().startswith(unit[len(prefix) : at - 1])
 
 
 def splits_a_pair(text: str, index: int) -> bool:
