@@ -115,3 +115,27 @@ def test_cache_diff_needs_one_pair_and_a_bundle_with_the_variant(run_cli, worksp
     assert code == 2 and "one of the arguments --runs --workspaces --bundle is required" in err
     code, _, err = run_cli("cache", "diff", "--bundle", tmp_path, "--workspace", before)
     assert code == 2 and err.startswith(f"promptc: error: {tmp_path / 'manifest.json'}: not a readable bundle manifest")
+
+
+def test_cache_diff_names_heartbeat_md_when_the_last_tier_reaches_it(run_cli, make_workspace, tmp_path):
+    from test_cache_tiers import HEARTBEAT_FILES, HEARTBEATS_ON, REACH_TIERS
+
+    flags = ("--set", HEARTBEATS_ON, "--set", REACH_TIERS, "--chat-type", "direct")
+    before = make_workspace(HEARTBEAT_FILES, name="before")
+    after = make_workspace({**HEARTBEAT_FILES, "HEARTBEAT.md": "# Heartbeat\n\n- Water the plant.\n"}, name="after")
+    code, out, _ = run_cli("cache", "diff", "--workspaces", before, after, *flags)
+    lines = out.splitlines()
+    assert code == 1 and lines[:2] == ["cache tier 1 unchanged", "cache tier 2 unchanged"]
+    assert lines[2] == "cache tier 3 invalidated by HEARTBEAT.md (Dynamic Project Context)"
+    assert "  +- Water the plant." in lines
+    # A bundle keeps only stable parts: the verdict is the same, without a diff to show.
+    matrix = tmp_path / "matrix.yaml"
+    matrix.write_text("sessions: [main]\nchat_types: [direct]\n", encoding="utf-8")
+    code, _, err = run_cli("bundle", "--matrix", matrix, "--out", tmp_path / "bundle", "--workspace", before, *flags)
+    assert code == 0, err
+    (before / "HEARTBEAT.md").write_text("# Heartbeat\n\n- Water the plant.\n", encoding="utf-8")
+    code, out, _ = run_cli("cache", "diff", "--bundle", tmp_path / "bundle", "--workspace", before, *flags)
+    assert code == 1 and out.splitlines()[2:] == [
+        "cache tier 3 invalidated by HEARTBEAT.md (Dynamic Project Context)",
+        "  (the bundle keeps no volatile text to compare with)",
+    ]

@@ -65,6 +65,7 @@ def _diff(args: argparse.Namespace) -> int:
         before_stable, before_tiers = _bundle_variant(args.bundle, after, request.run)
         changes = diff.compare(before_tiers, cache_tiers.entries(after.tiers, after.units))
         before_texts = cache_tiers.unit_texts(before_stable, before_tiers)
+        before_texts.pop(cache_tiers.DYNAMIC_UNIT, None)  # a bundle keeps stable parts only
     else:
         if args.runs is not None:
             flags = {flag.replace("-", "_"): getattr(args, flag.replace("-", "_")) for flag in RUN_FACT_FLAGS}
@@ -96,7 +97,10 @@ def _diff_text(changes: tuple[diff.TierChange, ...], before: dict[str, str], aft
         lines.append(diff.describe(change))
         if change.own and not shown:
             name = next(n for n in change.causes if before.get(n) != now.get(n))
-            lines += ["  " + line for line in diff.unit_diff(name, before.get(name), now.get(name))]
+            if name == cache_tiers.DYNAMIC_UNIT and name not in before:
+                lines.append("  (the bundle keeps no volatile text to compare with)")
+            else:
+                lines += ["  " + line for line in diff.unit_diff(name, before.get(name), now.get(name))]
             shown = True
     return "\n".join(lines) + "\n"
 
