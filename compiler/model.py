@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Literal, Mapping
 
 from . import checks
 from .errors import Location
 from .frozen import EMPTY, FrozenMap
+from .records import frozen
 
 SessionKind = Literal["main", "subagent", "cron", "heartbeat"]
 PromptMode = Literal["full", "minimal", "none"]
@@ -46,7 +47,7 @@ conversation)."""
 # --------------------------------------------------------------------------- run facts
 
 
-@dataclass(frozen=True)
+@frozen
 class Tool:
     """One tool the model can call this turn."""
 
@@ -59,7 +60,7 @@ class Tool:
         checks.validate(self, {"name": checks.one_line_text, "summary": checks.one_line_text}, "tool ")
 
 
-@dataclass(frozen=True)
+@frozen
 class Sandbox:
     """Where the agent's commands run."""
 
@@ -75,7 +76,7 @@ class Sandbox:
         checks.validate(self, fields, "sandbox.")
 
 
-@dataclass(frozen=True)
+@frozen
 class ExecSession:
     """A background exec session still running in this scope."""
 
@@ -101,7 +102,7 @@ MEMORY_TOOL_NAMES: tuple[str, ...] = ("memory_search", "memory_get")
 """The tools that make workspace memory searchable."""
 
 
-@dataclass(frozen=True)
+@frozen
 class RunFacts:
     """Everything about one turn that is not config (SPEC 3.2). Keys match `--run` files."""
 
@@ -278,7 +279,7 @@ RUN_FACT_CHECKS: dict[str, checks.Check] = {
 # --------------------------------------------------------------------------- resolved config
 
 
-@dataclass(frozen=True)
+@frozen
 class Budgets:
     """Bootstrap budgets for one agent (SPEC 5.4)."""
 
@@ -290,7 +291,7 @@ class Budgets:
     """When the fixed truncation notice is rendered."""
 
 
-@dataclass(frozen=True)
+@frozen
 class HeartbeatConfig:
     """Heartbeat settings for one agent."""
 
@@ -302,7 +303,7 @@ class HeartbeatConfig:
     """The heartbeat prompt text."""
 
 
-@dataclass(frozen=True)
+@frozen
 class SkillsConfig:
     """Skill discovery, eligibility and budget settings for one agent."""
 
@@ -318,7 +319,7 @@ class SkillsConfig:
     """More skill roots, lowest precedence first."""
 
 
-@dataclass(frozen=True)
+@frozen
 class CacheConfig:
     """`prompt.cache`: how the stable part is cut into provider cache tiers."""
 
@@ -337,7 +338,7 @@ class CacheConfig:
     """Where each tier name was written (name -> errors.Location), for errors found later."""
 
 
-@dataclass(frozen=True)
+@frozen
 class VariableDecl:
     """A user variable declared in `prompt.variables.<name>`."""
 
@@ -355,7 +356,7 @@ class VariableDecl:
     """Where it is declared."""
 
 
-@dataclass(frozen=True)
+@frozen
 class VariableValue:
     """A user variable's value from the config: `prompt.values`, or the agent's `promptValues`."""
 
@@ -369,7 +370,7 @@ class VariableValue:
     """The line that set it."""
 
 
-@dataclass(frozen=True)
+@frozen
 class UserVariable:
     """A user variable with the value this compile uses and where that value came from."""
 
@@ -385,7 +386,7 @@ class UserVariable:
     """The declaration's description."""
 
 
-@dataclass(frozen=True)
+@frozen
 class ResolvedConfig:
     """Config for one agent after all layers are merged and validated (SPEC 3.1)."""
 
@@ -457,7 +458,7 @@ class ResolvedConfig:
 # --------------------------------------------------------------------------- output
 
 
-@dataclass(frozen=True)
+@frozen
 class RenderedSection:
     """One section's output."""
 
@@ -476,7 +477,7 @@ class RenderedSection:
 # --------------------------------------------------------------------------- workspace
 
 
-@dataclass(frozen=True)
+@frozen
 class WorkspaceFile:
     """One bootstrap file as loaded from disk, frontmatter already stripped."""
 
@@ -498,7 +499,7 @@ class WorkspaceFile:
     """Human-readable notes about this file (bad bytes, unclosed frontmatter, ...)."""
 
 
-@dataclass(frozen=True)
+@frozen
 class ContextFile:
     """A bootstrap file after the budget stage: what is injected and why."""
 
@@ -530,7 +531,7 @@ class ContextFile:
         return self.status in ("ok", "truncated", "missing") and bool(self.text)
 
 
-@dataclass(frozen=True)
+@frozen
 class Skill:
     """One discovered skill (SPEC 6)."""
 
@@ -546,7 +547,7 @@ class Skill:
     """The whole frontmatter mapping, for eligibility checks."""
 
 
-@dataclass(frozen=True)
+@frozen
 class SkillEntry:
     """A skill as reported: whether it made it into the prompt."""
 
@@ -562,7 +563,7 @@ class SkillEntry:
     """Why it is not included (`ineligible: ...`, `budget`, ...)."""
 
 
-@dataclass(frozen=True)
+@frozen
 class SkillsBlock:
     """The rendered skills list and what happened to each skill."""
 
@@ -579,7 +580,7 @@ class SkillsBlock:
     name (`no frontmatter`, `no description`, `too large`, ...); details are in `diagnostics`."""
 
 
-@dataclass(frozen=True)
+@frozen
 class WorkspaceFacts:
     """What the workspace directory itself tells us, besides its bootstrap files."""
 
@@ -589,7 +590,7 @@ class WorkspaceFacts:
     """Paths the probe examined, so a watcher knows what can change the answer."""
 
 
-@dataclass(frozen=True)
+@frozen
 class LoadedWorkspace:
     """The workspace half of the pipeline, ready for the renderer."""
 
@@ -614,7 +615,7 @@ class LoadedWorkspace:
 # --------------------------------------------------------------------------- result
 
 
-@dataclass(frozen=True)
+@frozen
 class PromptUnit:
     """One piece of the stable part as a cache sees it: a section, or one workspace file of the
     project context. The stable part is its units joined by one blank line."""
@@ -630,7 +631,7 @@ class PromptUnit:
         return _sha256(self.text)
 
 
-@dataclass(frozen=True)
+@frozen
 class CacheTier:
     """A run of units that ends in one provider cache breakpoint."""
 
@@ -653,7 +654,7 @@ class CacheTier:
         return _sha256(self.text)
 
 
-@dataclass(frozen=True)
+@frozen
 class SectionOrigin:
     """Where a section of the catalogue comes from."""
 
@@ -665,7 +666,7 @@ class SectionOrigin:
     """`builtin:<file>` when the section replaces a built-in one with the same id, else None."""
 
 
-@dataclass(frozen=True)
+@frozen
 class Prompt:
     """A compiled prompt and everything a report needs about how it was made."""
 

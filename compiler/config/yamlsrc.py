@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +9,7 @@ import yaml
 
 from .. import checks, fsutil
 from ..errors import Location, PromptcError
+from ..records import frozen
 from ..sections.text import replace_surrogates
 from . import json5src
 
@@ -19,7 +19,7 @@ FAST_LOADER = _LOADER
 """The same, for callers that need plain data without locations (`--set` values)."""
 
 
-@dataclass(frozen=True)
+@frozen
 class Located:
     """A parsed document plus the location of every node, keyed by its path tuple."""
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import re
-from dataclasses import dataclass
 from typing import Any, Callable, Hashable, Mapping, Sequence
 
 import jinja2
@@ -21,6 +20,7 @@ from ..errors import Location, TemplateError
 from ..freshness import LRU
 from ..cache import tiers as cache_tiers
 from ..model import CacheConfig, PromptUnit, RenderedSection
+from ..records import frozen
 from . import partials as partials_mod
 from . import uservars
 from .catalogue import SectionSpec, Selection
@@ -31,7 +31,7 @@ from .variables import STABLE, VOLATILE, Contexts
 JOIN = "\n\n"
 
 
-@dataclass(frozen=True)
+@frozen
 class Rendered:
     """The renderer's result."""
 

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
 from typing import Any, Mapping
 
 import yaml
 
 from .. import checks
+from ..records import frozen
 from ..sections.text import replace_surrogates
 
 OPENING_DELIMITER = "---"
@@ -65,7 +65,7 @@ for _loader in (_FrontmatterLoader, FastLoader):
     _loader.add_constructor("tag:yaml.org,2002:int", _whole_number)
 
 
-@dataclass(frozen=True)
+@frozen
 class Split:
     """A text with its frontmatter block taken off (or left on, with the reason)."""
 
