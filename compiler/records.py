@@ -100,7 +100,7 @@ def _init(cls: type[Any]) -> Callable[..., None]:
     required, factories, unfilled = spec.required, spec.factories, spec.required_or_factory
     initvars, post_init = spec.initvars, hasattr(cls, "__post_init__")
 
-    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+    def __init__(self: Any, /, *args: Any, **kwargs: Any) -> None:  # `self=` is a keyword like any other
         values = {**template, **kwargs}  # field order: a key given stays where the template has it
         if args:
             if len(args) > len(positional) or (kwargs and not kwargs.keys().isdisjoint(positional[: len(args)])):
@@ -108,7 +108,7 @@ def _init(cls: type[Any]) -> Callable[..., None]:
             values.update(zip(positional, args))
         if not names.issuperset(kwargs):
             raise spec.binding_error(args, kwargs)
-        if args or not unfilled.issubset(kwargs):
+        if not unfilled.issubset(kwargs):
             for name in required:
                 if values[name] is MISSING:
                     raise spec.binding_error(args, kwargs)
@@ -164,18 +164,14 @@ class _Parameters:
         raise AssertionError("binding_error called for a call that binds")
 
     def _too_many(self, given: int, keyword_only: int) -> TypeError:
+        """CPython's wording, for a call that passed `given` (self included, so at least 2)."""
         count = len(self.positional) + 1
-        if self.defaulted:
-            allowed, plural = f"from {count - self.defaulted} to {count}", True
-        else:
-            allowed, plural = f"{count}", count != 1
+        allowed = f"from {count - self.defaulted} to {count}" if self.defaulted else f"{count}"
+        plural = "s" if self.defaulted or count != 1 else ""
         extra = ""
         if keyword_only:
-            extra = (f" positional argument{'s' if given != 1 else ''} (and {keyword_only} "
-                     f"keyword-only argument{'s' if keyword_only != 1 else ''})")  # fmt: skip
-        verb = "was" if given == 1 and not keyword_only else "were"
-        return TypeError(f"{self.qualname}() takes {allowed} positional argument{'s' if plural else ''} "
-                         f"but {given}{extra} {verb} given")  # fmt: skip
+            extra = f" positional arguments (and {keyword_only} keyword-only argument{'s' if keyword_only != 1 else ''})"
+        return TypeError(f"{self.qualname}() takes {allowed} positional argument{plural} but {given}{extra} were given")
 
 
 def _default(field: dataclasses.Field[Any]) -> Any:
