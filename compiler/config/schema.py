@@ -5,7 +5,6 @@ from __future__ import annotations
 import difflib
 import os
 import re
-import zoneinfo
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
@@ -128,6 +127,8 @@ def _timezone(value: Any) -> str | None:
     problem = _nonblank(value)
     if problem is not None:
         return problem
+    import zoneinfo  # here, not at the top: a render without a time zone never needs it (issue 12)
+
     try:
         zoneinfo.ZoneInfo(value)
     except (zoneinfo.ZoneInfoNotFoundError, ValueError):

@@ -373,7 +373,7 @@ def skill_metadata(text: str) -> tuple[Mapping[str, Any] | None, str | None]:
         block, _ = handler.split(text)
     except ValueError:
         return None, "frontmatter opened on line 1 is never closed"
-    return frontmatter.parse_block(block, frontmatter.FastLoader)
+    return frontmatter.parse_metadata(block)
 
 
 def _normalise(raw: bytes) -> str:
