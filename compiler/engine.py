@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 import threading
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Hashable, Mapping, Sequence
 
@@ -26,6 +25,7 @@ from .errors import RunFactsError
 from .freshness import LRU, Tracker
 from .model import Prompt, RunFacts
 from .pipeline import Request, StateUpdate
+from .records import frozen
 
 if TYPE_CHECKING:
     from .inotify import Watcher
@@ -36,7 +36,7 @@ COMPILER_CACHE_SIZE = 8
 """Compilers `compile_prompt` keeps, keyed on the request's fixed inputs."""
 
 
-@dataclass(frozen=True)
+@frozen
 class _Turn:
     prompt: Prompt
     update: StateUpdate

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Sequence
+
+from .records import frozen
 
 _BREAKS = re.compile("[\x00-\x1f\x7f\x85\u2028\u2029]")
 
@@ -15,7 +16,7 @@ def one_line(text: str) -> str:
     return _BREAKS.sub(lambda match: match.group().encode("unicode_escape").decode("ascii"), text)
 
 
-@dataclass(frozen=True)
+@frozen
 class Location:
     """A place in a user's file; any part may be unknown."""
 

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Literal, Mapping
 
 from . import checks
 from .errors import Location
 from .frozen import EMPTY, FrozenMap
+from .records import frozen
 
 SessionKind = Literal["main", "subagent", "cron", "heartbeat"]
 PromptMode = Literal["full", "minimal", "none"]
@@ -48,7 +49,7 @@ HEAD_SUFFIX = "#head"
 # --------------------------------------------------------------------------- run facts
 
 
-@dataclass(frozen=True)
+@frozen
 class Tool:
     """One tool the model can call this turn."""
 
@@ -61,7 +62,7 @@ class Tool:
         checks.validate(self, {"name": checks.one_line_text, "summary": checks.one_line_text}, "tool ")
 
 
-@dataclass(frozen=True)
+@frozen
 class Sandbox:
     """Where the agent's commands run."""
 
@@ -77,7 +78,7 @@ class Sandbox:
         checks.validate(self, fields, "sandbox.")
 
 
-@dataclass(frozen=True)
+@frozen
 class ExecSession:
     """A background exec session still running in this scope."""
 
@@ -103,7 +104,7 @@ MEMORY_TOOL_NAMES: tuple[str, ...] = ("memory_search", "memory_get")
 """The tools that make workspace memory searchable."""
 
 
-@dataclass(frozen=True)
+@frozen
 class RunFacts:
     """Everything about one turn that is not config (SPEC 3.2). Keys match `--run` files."""
 
@@ -280,7 +281,7 @@ RUN_FACT_CHECKS: dict[str, checks.Check] = {
 # --------------------------------------------------------------------------- resolved config
 
 
-@dataclass(frozen=True)
+@frozen
 class Budgets:
     """Bootstrap budgets for one agent (SPEC 5.4)."""
 
@@ -292,7 +293,7 @@ class Budgets:
     """When the fixed truncation notice is rendered."""
 
 
-@dataclass(frozen=True)
+@frozen
 class HeartbeatConfig:
     """Heartbeat settings for one agent."""
 
@@ -304,7 +305,7 @@ class HeartbeatConfig:
     """The heartbeat prompt text."""
 
 
-@dataclass(frozen=True)
+@frozen
 class SkillsConfig:
     """Skill discovery, eligibility and budget settings for one agent."""
 
@@ -320,7 +321,7 @@ class SkillsConfig:
     """More skill roots, lowest precedence first."""
 
 
-@dataclass(frozen=True)
+@frozen
 class CacheConfig:
     """`prompt.cache`: how the stable part is cut into provider cache tiers."""
 
@@ -344,7 +345,7 @@ class CacheConfig:
     no breakpoint (they run further apart than any cache lives: a write would be paid for nothing)."""
 
 
-@dataclass(frozen=True)
+@frozen
 class VariableDecl:
     """A user variable declared in `prompt.variables.<name>`."""
 
@@ -362,7 +363,7 @@ class VariableDecl:
     """Where it is declared."""
 
 
-@dataclass(frozen=True)
+@frozen
 class VariableValue:
     """A user variable's value from the config: `prompt.values`, or the agent's `promptValues`."""
 
@@ -376,7 +377,7 @@ class VariableValue:
     """The line that set it."""
 
 
-@dataclass(frozen=True)
+@frozen
 class UserVariable:
     """A user variable with the value this compile uses and where that value came from."""
 
@@ -392,7 +393,7 @@ class UserVariable:
     """The declaration's description."""
 
 
-@dataclass(frozen=True)
+@frozen
 class ResolvedConfig:
     """Config for one agent after all layers are merged and validated (SPEC 3.1)."""
 
@@ -464,7 +465,7 @@ class ResolvedConfig:
 # --------------------------------------------------------------------------- output
 
 
-@dataclass(frozen=True)
+@frozen
 class RenderedSection:
     """One section's output."""
 
@@ -483,7 +484,7 @@ class RenderedSection:
 # --------------------------------------------------------------------------- workspace
 
 
-@dataclass(frozen=True)
+@frozen
 class WorkspaceFile:
     """One bootstrap file as loaded from disk, frontmatter already stripped."""
 
@@ -505,7 +506,7 @@ class WorkspaceFile:
     """Human-readable notes about this file (bad bytes, unclosed frontmatter, ...)."""
 
 
-@dataclass(frozen=True)
+@frozen
 class ContextFile:
     """A bootstrap file after the budget stage: what is injected and why."""
 
@@ -537,7 +538,7 @@ class ContextFile:
         return self.status in ("ok", "truncated", "missing") and bool(self.text)
 
 
-@dataclass(frozen=True)
+@frozen
 class Skill:
     """One discovered skill (SPEC 6)."""
 
@@ -553,7 +554,7 @@ class Skill:
     """The whole frontmatter mapping, for eligibility checks."""
 
 
-@dataclass(frozen=True)
+@frozen
 class SkillEntry:
     """A skill as reported: whether it made it into the prompt."""
 
@@ -569,7 +570,7 @@ class SkillEntry:
     """Why it is not included (`ineligible: ...`, `budget`, ...)."""
 
 
-@dataclass(frozen=True)
+@frozen
 class SkillsBlock:
     """The rendered skills list and what happened to each skill."""
 
@@ -586,7 +587,7 @@ class SkillsBlock:
     name (`no frontmatter`, `no description`, `too large`, ...); details are in `diagnostics`."""
 
 
-@dataclass(frozen=True)
+@frozen
 class WorkspaceFacts:
     """What the workspace directory itself tells us, besides its bootstrap files."""
 
@@ -596,7 +597,7 @@ class WorkspaceFacts:
     """Paths the probe examined, so a watcher knows what can change the answer."""
 
 
-@dataclass(frozen=True)
+@frozen
 class LoadedWorkspace:
     """The workspace half of the pipeline, ready for the renderer."""
 
@@ -621,7 +622,7 @@ class LoadedWorkspace:
 # --------------------------------------------------------------------------- result
 
 
-@dataclass(frozen=True)
+@frozen
 class PromptUnit:
     """One piece of the prompt as a cache sees it: a section, one workspace file of the project
     context (or the kept head of one), or the Dynamic Project Context when a tier reaches it."""
@@ -643,7 +644,7 @@ class PromptUnit:
         return _sha256(self.text)
 
 
-@dataclass(frozen=True)
+@frozen
 class CacheTier:
     """A run of units that ends in one provider cache breakpoint."""
 
@@ -667,7 +668,7 @@ class CacheTier:
         return _sha256(self.text)
 
 
-@dataclass(frozen=True)
+@frozen
 class SectionOrigin:
     """Where a section of the catalogue comes from."""
 
@@ -679,7 +680,7 @@ class SectionOrigin:
     """`builtin:<file>` when the section replaces a built-in one with the same id, else None."""
 
 
-@dataclass(frozen=True)
+@frozen
 class Prompt:
     """A compiled prompt and everything a report needs about how it was made."""
 

@@ -6,7 +6,7 @@ with the file-reading stages kept between turns.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Mapping, Sequence
@@ -17,12 +17,13 @@ from .config import layers
 from .errors import RunFactsError, one_line
 from .model import (ContextFile, FileStatus, LoadedWorkspace, Prompt, ResolvedConfig, RunFacts, SectionOrigin, SkillsBlock,
                     UserVariable, WorkspaceFile)  # fmt: skip
+from .records import frozen
 from .sections import catalogue, harness, providers, render, uservars, variables
 from .sources import Sources
 from .workspace import budget, filters, state
 
 
-@dataclass(frozen=True)
+@frozen
 class Request:
     """Everything one compile needs, named explicitly."""
 
@@ -85,7 +86,7 @@ REQUEST_CHECKS: dict[str, checks.Check] = {
 """The check of every Request field but `run` (RunFacts checks its own)."""
 
 
-@dataclass(frozen=True)
+@frozen
 class StateUpdate:
     """State files a compile wants written once its prompt has been delivered."""
 
@@ -245,7 +246,7 @@ def _workspace_notes(shown_dir: str, root: Path) -> tuple[str, ...]:
 # --------------------------------------------------------------------------- result
 
 
-@dataclass(frozen=True)
+@frozen
 class _Report:
     """What a Prompt tells reports about how it was made, besides the rendered text."""
 

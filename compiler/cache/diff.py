@@ -9,10 +9,10 @@ any tier before it changed; its causes are the units that changed at or before i
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from ..model import Prompt
+from ..records import frozen
 from . import tiers as cache_tiers
 
 DIFF_LINES = 40
@@ -22,7 +22,7 @@ Entries = Sequence[Mapping[str, Any]]
 """Tiers as data: `tiers.entries(...)`, or a bundle manifest row's `tiers`."""
 
 
-@dataclass(frozen=True)
+@frozen
 class TierChange:
     """One tier of the newer compile, compared with the older one."""
 

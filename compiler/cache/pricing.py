@@ -6,15 +6,17 @@ providers and models: a cache read of 1,000 tokens at 0.1 costs what 100 uncache
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from types import MappingProxyType
 from typing import Mapping
+
+from ..records import frozen
 
 TTLS: tuple[str, ...] = ("5m", "1h")
 """The cache lifetimes a breakpoint can ask for, shortest first."""
 
 
-@dataclass(frozen=True)
+@frozen
 class Rules:
     """One provider's prompt-cache pricing and behaviour."""
 

@@ -12,7 +12,6 @@ import contextlib
 import dataclasses
 import shutil
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
@@ -21,6 +20,7 @@ from ..config import runfacts
 from ..emit import tokens
 from ..errors import Location, PromptcError, RunFactsError
 from ..model import CacheTier, Prompt, RunFacts
+from ..records import frozen
 from . import tiers as cache_tiers
 from .pricing import Rules
 from .simulate import Turn, Unit
@@ -37,7 +37,7 @@ VARIANT_FACTS = ("agent", "session", "effective_mode", "harness", "provider", "c
 """What tells the prompt variants of a trace apart (each has its own cache history)."""
 
 
-@dataclass(frozen=True)
+@frozen
 class Compiled:
     """One trace event, compiled."""
 
@@ -55,7 +55,7 @@ class Compiled:
     """Tokens after the last breakpoint (below the boundary)."""
 
 
-@dataclass(frozen=True)
+@frozen
 class Replay:
     """A whole trace, compiled."""
 

@@ -9,9 +9,9 @@ size of its volatile part. This module does no I/O and no compiling.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
 from typing import Iterable, Sequence
 
+from ..records import frozen
 from .pricing import Rules
 
 EXPIRED = "expired"
@@ -24,7 +24,7 @@ EXPIRED_AND_CHANGED = "expired and changed"
 """Changed, and the previous version would have run out by now anyway."""
 
 
-@dataclass(frozen=True)
+@frozen
 class Unit:
     """One section or workspace file of the stable part."""
 
@@ -36,7 +36,7 @@ class Unit:
     """Its size in tokens."""
 
 
-@dataclass(frozen=True)
+@frozen
 class Turn:
     """One compiled request, as the cache sees it."""
 
@@ -56,7 +56,7 @@ class Turn:
     """The part below the boundary: never cached."""
 
 
-@dataclass(frozen=True)
+@frozen
 class Write:
     """Tokens a turn sent that were not served from the cache, and why."""
 
@@ -75,7 +75,7 @@ class Write:
     """For a change: the units that differ from the variant's previous turn, in prompt order."""
 
 
-@dataclass(frozen=True)
+@frozen
 class TurnCost:
     """One turn's accounting."""
 
@@ -91,7 +91,7 @@ class TurnCost:
     """Why anything was written."""
 
 
-@dataclass(frozen=True)
+@frozen
 class Result:
     """A whole trace under one rule set."""
 

@@ -12,12 +12,12 @@ changes the first occurrence, `delete: true` removes it.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any, Mapping
 
 from ..errors import Location, PromptcError
 from ..fsutil import write_text_atomic
+from ..records import frozen
 
 EDIT_KINDS = ("append", "write", "replace", "delete")
 
@@ -26,7 +26,7 @@ class TraceError(PromptcError):
     """A trace file is malformed."""
 
 
-@dataclass(frozen=True)
+@frozen
 class Edit:
     """One change to a workspace file before a turn."""
 
@@ -40,7 +40,7 @@ class Edit:
     """For `replace`: the text to find."""
 
 
-@dataclass(frozen=True)
+@frozen
 class Event:
     """One turn of a trace."""
 

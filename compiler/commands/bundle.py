@@ -14,7 +14,6 @@ import os
 import shutil
 import tempfile
 import uuid
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -25,6 +24,7 @@ from ..config import runfacts, yamlsrc
 from ..emit import context, payloads, tokens
 from ..errors import Location, PromptcError
 from ..model import Prompt, RunFacts
+from ..records import frozen
 from .common import EXIT_FOUND, EXIT_OK, add_input_flags, request_from_args
 
 AXES: tuple[tuple[str, str], ...] = (
@@ -54,7 +54,7 @@ class BundleError(PromptcError):
     """The matrix is malformed, or the output directory cannot be used."""
 
 
-@dataclass(frozen=True)
+@frozen
 class Built:
     """A bundle in memory: the manifest and each distinct stable text by its SHA-256."""
 
@@ -66,7 +66,7 @@ class Built:
     """SHA-256 hex -> what that stable text is made of (for `--check` to say what changed)."""
 
 
-@dataclass(frozen=True)
+@frozen
 class StableParts:
     """The sections and workspace files one stable text is made of."""
 

@@ -17,6 +17,7 @@ from jinja2 import meta, nodes
 from ..config import layers
 from ..config import variables as config_variables
 from ..errors import Location, PromptcError
+from ..records import frozen
 from ..sections import catalogue, reachability
 from ..sections.catalogue import SectionSpec
 from ..sections.partials import Partials, check_name
@@ -53,7 +54,7 @@ class Finding:
         return cls(where.path or "<input>", where.line or 1, where.column or 1, error.message)
 
 
-@dataclass(frozen=True)
+@frozen
 class Result:
     """Every finding, plus how much was read."""
 
@@ -65,7 +66,7 @@ class Result:
     """Partial files checked."""
 
 
-@dataclass(frozen=True)
+@frozen
 class _Source:
     """A template being checked: a section, or a partial reached from one."""
 

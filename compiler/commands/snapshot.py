@@ -7,7 +7,7 @@ import argparse
 import dataclasses
 import difflib
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -18,6 +18,7 @@ from ..emit import context, payloads
 from ..errors import ConfigError, Location, PromptcError, UsageError
 from ..fsutil import write_text_atomic
 from ..model import Prompt
+from ..records import frozen
 from .common import EXIT_FOUND, EXIT_OK
 
 SCENARIO_FILE = "scenario.yaml"
@@ -36,7 +37,7 @@ class ScenarioError(PromptcError):
     """A scenario file is malformed, or its outputs would depend on where the repo lives."""
 
 
-@dataclass(frozen=True)
+@frozen
 class Scenario:
     """One scenario: its compile request and the paths inside its dir that are inputs."""
 
@@ -52,7 +53,7 @@ class Scenario:
     """(local path, placeholder) pairs applied to context.json, longest path first."""
 
 
-@dataclass(frozen=True)
+@frozen
 class Drift:
     """What `check` found; empty lists mean the committed snapshots are current."""
 

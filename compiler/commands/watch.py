@@ -19,6 +19,7 @@ from ..cache import diff as cache_diff
 from ..config import layers
 from ..errors import PromptcError
 from ..model import Prompt
+from ..records import frozen
 from . import common
 
 DEBOUNCE_MS = 300
@@ -44,7 +45,7 @@ SKIPPED_DIR_NAMES = frozenset({".git", ".hg", ".svn", "__pycache__", "node_modul
 """Dirs not watched at all (watchfiles' default filter would drop their events anyway)."""
 
 
-@dataclass(frozen=True)
+@frozen
 class Targets:
     """What to watch: dirs (with everything below them) and single files, minus what we write."""
 

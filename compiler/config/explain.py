@@ -10,10 +10,10 @@ entry's `skillsLimits` / `promptValues` into account.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any, Mapping
 
 from ..errors import ConfigError
+from ..records import frozen
 from . import schema
 from .layers import ConfigSet, Origin, default_agent_id, find_agent, merge
 
@@ -21,7 +21,7 @@ AGENT_KEYS = frozenset(schema.AGENT_ENTRY.fields) - {"id"}
 """Keys an agent can set for itself; a bare one (`subagents.delegationMode`) means the agent's."""
 
 
-@dataclass(frozen=True)
+@frozen
 class Explanation:
     """A resolved value and where it came from."""
 

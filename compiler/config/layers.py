@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import difflib
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Mapping, MutableMapping, Sequence
@@ -21,12 +20,13 @@ from .. import fsutil, resources
 from ..errors import ConfigError, Location
 from ..freshness import Tracker
 from ..model import Budgets, CacheConfig, HeartbeatConfig, ResolvedConfig, SkillsConfig
+from ..records import frozen
 from . import schema, yamlsrc
 
 # --------------------------------------------------------------------------- layers
 
 
-@dataclass(frozen=True)
+@frozen
 class Layer:
     """One validated config source."""
 
@@ -52,7 +52,7 @@ NOTE_NAMES = 6
 """How many unchecked keys a layer's note names."""
 
 
-@dataclass(frozen=True)
+@frozen
 class Origin:
     """Where a resolved value came from."""
 
@@ -67,7 +67,7 @@ class Origin:
         return f"{self.label} ({self.location})"
 
 
-@dataclass(frozen=True)
+@frozen
 class ConfigSet:
     """All layers merged, before an agent is picked."""
 
@@ -111,7 +111,7 @@ def layer_from(located: yamlsrc.Located, label: str, base_dir: Path) -> Layer:
     return _validated(located, label, base_dir)
 
 
-@dataclass(frozen=True)
+@frozen
 class _Reader:
     """Where config files are read from: recorded for freshness, parsed once per content."""
 

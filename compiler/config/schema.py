@@ -5,18 +5,17 @@ from __future__ import annotations
 import difflib
 import os
 import re
-import zoneinfo
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
 from .. import checks
 from ..errors import ConfigError
 from ..model import CACHE_TTLS, HEAD_SUFFIX, MAX_CACHE_TIERS, SESSION_KINDS
+from ..records import frozen
 from . import openclaw, yamlsrc
 
 
-@dataclass(frozen=True)
+@frozen
 class Field:
     """A leaf value: `check` returns an error message, or None when the value is fine."""
 
@@ -28,7 +27,7 @@ class Field:
     """Turns a valid raw value into the stored one."""
 
 
-@dataclass(frozen=True)
+@frozen
 class Table:
     """A mapping with a fixed set of keys."""
 
@@ -37,7 +36,7 @@ class Table:
     """Keys that must be present."""
 
 
-@dataclass(frozen=True)
+@frozen
 class MapOf:
     """A mapping whose keys are free (model ids, skill names) and whose values share a schema."""
 
@@ -46,7 +45,7 @@ class MapOf:
     """Checks each key, when the keys reach the prompt (model ids)."""
 
 
-@dataclass(frozen=True)
+@frozen
 class ListOf:
     """A list whose items share a schema."""
 
@@ -128,6 +127,8 @@ def _timezone(value: Any) -> str | None:
     problem = _nonblank(value)
     if problem is not None:
         return problem
+    import zoneinfo  # here, not at the top: a render without a time zone never needs it (issue 12)
+
     try:
         zoneinfo.ZoneInfo(value)
     except (zoneinfo.ZoneInfoNotFoundError, ValueError):
@@ -343,7 +344,7 @@ SCHEMA = Table(
 )
 
 
-@dataclass(frozen=True)
+@frozen
 class Checked:
     """A validated layer tree."""
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -10,8 +9,8 @@ import yaml
 
 from .. import checks, fsutil
 from ..errors import Location, PromptcError
+from ..records import frozen
 from ..sections.text import replace_surrogates
-from . import json5src
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 """libyaml's parser when PyYAML was built with it (several times faster), else pure Python."""
@@ -19,7 +18,7 @@ FAST_LOADER = _LOADER
 """The same, for callers that need plain data without locations (`--set` values)."""
 
 
-@dataclass(frozen=True)
+@frozen
 class Located:
     """A parsed document plus the location of every node, keyed by its path tuple."""
 
@@ -86,9 +85,12 @@ def parse_source(text: str, path: Path, error: type[PromptcError] = PromptcError
     and a failure says what to install.
     """
     suffix = path.suffix.lower()
-    if suffix == ".json5" or (suffix == ".json" and json5src.available()):
-        value, locations = json5src.parse(text, str(path), error)
-        return Located(value, locations, str(path))
+    if suffix in (".json", ".json5"):
+        from . import json5src  # here: a YAML config never needs the JSON5 reader (cold start, issue 12)
+
+        if suffix == ".json5" or json5src.available():
+            value, locations = json5src.parse(text, str(path), error)
+            return Located(value, locations, str(path))
     try:
         return parse(text, str(path), error)
     except PromptcError as exc:

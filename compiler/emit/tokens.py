@@ -15,8 +15,9 @@ import importlib.util
 import os
 import sys
 import threading
-from dataclasses import dataclass
 from typing import Any
+
+from ..records import frozen
 
 ENCODING_NAME = "o200k_base"
 """The encoding used when the model's own is not known."""
@@ -28,7 +29,7 @@ SHIPPED_ENCODINGS: tuple[str, ...] = ("o200k_base", "cl100k_base")
 """The encodings the bpe-openai wheel ships that OpenAI models use."""
 
 
-@dataclass(frozen=True)
+@frozen
 class Method:
     """How the tokens of a prompt for one model are counted."""
 

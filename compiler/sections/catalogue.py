@@ -6,7 +6,6 @@ import dataclasses
 import difflib
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, MutableMapping, Sequence
 
@@ -15,6 +14,7 @@ from ..config import yamlsrc
 from ..errors import Location, TemplateError
 from ..freshness import Tracker
 from ..model import PROMPT_MODES, SIDES, SectionOrigin
+from ..records import frozen
 from . import partials as partials_mod
 
 SECTION_SUFFIX = ".md.j2"
@@ -26,7 +26,7 @@ OPTIONAL_KEYS = ("title", "when", "slot")
 _ID = re.compile(r"^[a-z][a-z0-9_]*$")
 
 
-@dataclass(frozen=True)
+@frozen
 class SectionSpec:
     """One section template and its declarative metadata (SPEC 4.1)."""
 
@@ -65,7 +65,7 @@ class SectionSpec:
         return f"builtin:{os.path.basename(self.path)}" if self.origin == "builtin" else self.path
 
 
-@dataclass(frozen=True)
+@frozen
 class Selection:
     """A section's fate for one prompt mode and set of provider overrides."""
 
@@ -94,7 +94,7 @@ TEMPLATE_LIKE = (".j2", ".jinja", ".jinja2", ".md", ".tmpl", ".txt")
 """Suffixes of files that look like section templates but are not read as one."""
 
 
-@dataclass(frozen=True)
+@frozen
 class Catalogue:
     """What the template dirs hold: the sections (sorted by order) and the partials."""
 

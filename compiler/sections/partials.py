@@ -13,12 +13,13 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path, PurePosixPath
 from typing import Mapping, Sequence
 
 from .. import fsutil
 from ..freshness import Tracker
+from ..records import frozen
 
 PARTIALS_DIR = "partials"
 MAX_PARTIAL_BYTES = 1024 * 1024
@@ -27,7 +28,7 @@ MAX_PARTIALS = 1000
 """Partial files read per template dir; more is refused when included."""
 
 
-@dataclass(frozen=True)
+@frozen
 class Partial:
     """One file under a template dir's `partials/`."""
 
@@ -41,7 +42,7 @@ class Partial:
     """Why it cannot be used: it leads outside its template dir, is too large, is not UTF-8."""
 
 
-@dataclass(frozen=True)
+@frozen
 class Partials:
     """Every partial the template dirs provide, the first dir's winning by name."""
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Callable, Iterable, Mapping, Sequence
@@ -14,6 +14,7 @@ from ..config import yamlsrc
 from ..errors import Location, PromptcError
 from ..freshness import Tracker
 from ..model import ResolvedConfig, RunFacts
+from ..records import frozen
 from .catalogue import SLOTS
 from .text import normalise
 
@@ -22,7 +23,7 @@ GPT5_MODEL = re.compile(r"(^|[/:])gpt-5([.-]|$)", re.IGNORECASE)
 GPT5_PROVIDERS = frozenset({"openai", "codex", "codex-cli", "openai-codex", "azure-openai", "azure-openai-responses"})
 
 
-@dataclass(frozen=True)
+@frozen
 class Contribution:
     """What one provider adds to the prompt."""
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import re
-from dataclasses import dataclass
 from typing import Any, Callable, Hashable, Mapping, Sequence
 
 import jinja2
@@ -21,6 +20,7 @@ from ..errors import Location, TemplateError
 from ..freshness import LRU
 from ..cache import tiers as cache_tiers
 from ..model import HEAD_SUFFIX, CacheConfig, PromptUnit, RenderedSection
+from ..records import frozen
 from ..workspace.budget import marker_start
 from . import partials as partials_mod
 from . import uservars
@@ -32,7 +32,7 @@ from .variables import STABLE, VOLATILE, Contexts
 JOIN = "\n\n"
 
 
-@dataclass(frozen=True)
+@frozen
 class Rendered:
     """The renderer's result."""
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import re
-from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from ..model import MEMORY_TOOL_NAMES, LoadedWorkspace, ResolvedConfig, RunFacts, Tool, UserVariable
+from ..records import frozen
 from . import uservars
 from .providers import Contribution
 
@@ -129,7 +129,7 @@ def side_of(name: str) -> str | None:
     return "volatile" if name in VOLATILE else None
 
 
-@dataclass(frozen=True)
+@frozen
 class Contexts:
     """The two render contexts: stable holds only stable variables, volatile holds all."""
 

@@ -11,9 +11,10 @@ one that answers none of them is an orphan it rejects (`drop_orphan_embedded`).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any, TypeGuard
 
+from ..records import frozen
 from .model import (
     AssistantMessage, Message, OpaqueBlock, OpaqueMessage, ToolResultMessage, Transcript, UserMessage, is_one_of,
 )
@@ -27,7 +28,7 @@ TOOL_MESSAGE_ROLE = "tool"
 """Role of an OpenAI chat-shaped tool result row."""
 
 
-@dataclass(frozen=True)
+@frozen
 class Answer:
     """A tool result seen after an assistant turn, before the next one."""
 

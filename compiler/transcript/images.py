@@ -14,10 +14,11 @@ import base64
 import io
 import re
 import struct
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from types import ModuleType
 from typing import Any
 
+from ..records import frozen
 from .model import ContentMessage, ImageBlock, Message, TextBlock, Transcript
 from .texts import Texts
 
@@ -39,7 +40,7 @@ def sanitize_images(
     return tuple(_sanitize_message_images(m, _Limits(max_side, base64_limit), texts) for m in messages)
 
 
-@dataclass(frozen=True)
+@frozen
 class _Limits:
     """What an image must fit to be replayed as it is."""
 

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
+from ..records import frozen
 from . import jsonline
 from .answers import EMBEDDED_RESULT_ID_KEYS
 from .model import CALL_ID_FALLBACKS, FAILED_STOP_REASONS, is_one_of, is_usable_string
@@ -33,7 +33,7 @@ CALL_TYPES = frozenset({"toolCall", "toolUse", "functionCall"})
 INSERTED_ID_PREFIX = "repair-"
 
 
-@dataclass(frozen=True)
+@frozen
 class Candidate:
     """An assistant entry whose calls may need a stand-in result."""
 
@@ -45,7 +45,7 @@ class Candidate:
     """(call id, tool name) of the calls concerned, in turn order."""
 
 
-@dataclass(frozen=True)
+@frozen
 class Insert:
     """Result entries to write after one line, and the id its children should name as parent now."""
 

@@ -14,8 +14,9 @@ import json
 import re
 import sys
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any
+
+from ..records import frozen
 
 # Below this many digits an integer converts to Python and back exactly; above it Python refuses
 # (sys.int_info.default_max_str_digits, 4300) or needs a global switch we do not want to flip.
@@ -24,7 +25,7 @@ _WHITESPACE = re.compile(r"[ \t\n\r]*")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-@dataclass(frozen=True)
+@frozen
 class RawNumber:
     """A JSON number that Python would not write back as it was read; it keeps its text."""
 
@@ -133,7 +134,7 @@ def _write_container(
 # Spans of values inside a line (the line is already known to parse)
 
 
-@dataclass(frozen=True)
+@frozen
 class Span:
     """Where one value sits in a line's text."""
 

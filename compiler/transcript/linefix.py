@@ -12,10 +12,11 @@ import binascii
 import re
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from types import MappingProxyType
 from typing import Any
 
+from ..records import frozen
 from . import jsonline
 from .images import looks_like_image
 from .texts import Texts
@@ -37,7 +38,7 @@ NO_CHANGES: Mapping[str, int] = MappingProxyType({})
 """The changes of a line that needs none (shared: most lines need none)."""
 
 
-@dataclass(frozen=True)
+@frozen
 class LineFix:
     """The outcome for one line of the file."""
 

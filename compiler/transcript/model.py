@@ -7,9 +7,10 @@ fields we do not model, and the key order, survive a read/write round trip exact
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import Field, dataclass, field, fields, is_dataclass, replace
+from dataclasses import Field, field, fields, is_dataclass, replace
 from typing import Any, ClassVar, Protocol, TypeGuard, TypeVar
 
+from ..records import frozen
 from . import jsonline
 
 TOOL_CALL_TYPES = frozenset({"toolCall", "toolUse", "functionCall", "tool_call", "tool_use", "function_call"})
@@ -36,7 +37,7 @@ def _raw() -> Any:
 # Content blocks
 
 
-@dataclass(frozen=True, kw_only=True)
+@frozen(kw_only=True)
 class TextBlock:
     """Visible text."""
 
@@ -48,7 +49,7 @@ class TextBlock:
     """The block as read, modelled fields included; unknown fields (e.g. `textSignature`) live here."""
 
 
-@dataclass(frozen=True, kw_only=True)
+@frozen(kw_only=True)
 class ThinkingBlock:
     """Model reasoning, plain (`thinking`) or provider-encrypted (`redacted_thinking`)."""
 
@@ -76,7 +77,7 @@ class ThinkingBlock:
         return any(isinstance(v, str) and v.strip() for v in values)
 
 
-@dataclass(frozen=True, kw_only=True)
+@frozen(kw_only=True)
 class ToolCallBlock:
     """A tool call the assistant made; several historical spellings share this shape."""
 
@@ -101,7 +102,7 @@ class ToolCallBlock:
         return replace(self, id=new, raw={**raw, "id": new})
 
 
-@dataclass(frozen=True, kw_only=True)
+@frozen(kw_only=True)
 class ImageBlock:
     """An inline base64 image."""
 
@@ -115,7 +116,7 @@ class ImageBlock:
     """The block as read, modelled fields included."""
 
 
-@dataclass(frozen=True, kw_only=True)
+@frozen(kw_only=True)
 class OpaqueBlock:
     """A content item we do not model (e.g. an embedded tool result); passed through untouched."""
 
@@ -131,7 +132,7 @@ Content = str | tuple[Block, ...]
 # Messages
 
 
-@dataclass(frozen=True, kw_only=True)
+@frozen(kw_only=True)
 class UserMessage:
     """A user turn."""
 
@@ -147,7 +148,7 @@ class UserMessage:
     """The message as read, modelled fields included."""
 
 
-@dataclass(frozen=True, kw_only=True)
+@frozen(kw_only=True)
 class AssistantMessage:
     """An assistant turn."""
 
@@ -171,7 +172,7 @@ class AssistantMessage:
     """The message as read, modelled fields included (e.g. `api`, `responseId`)."""
 
 
-@dataclass(frozen=True, kw_only=True)
+@frozen(kw_only=True)
 class ToolResultMessage:
     """The output of one tool call."""
 
@@ -206,7 +207,7 @@ class ToolResultMessage:
         )
 
 
-@dataclass(frozen=True, kw_only=True)
+@frozen(kw_only=True)
 class CompactionSummary:
     """The summary that stands in for history removed by compaction."""
 
@@ -220,7 +221,7 @@ class CompactionSummary:
     """The message as read, modelled fields included (e.g. `tokensBefore`)."""
 
 
-@dataclass(frozen=True, kw_only=True)
+@frozen(kw_only=True)
 class OpaqueMessage:
     """A message of a role or shape we do not model; passed through untouched."""
 
@@ -238,7 +239,7 @@ ContentMessage = UserMessage | AssistantMessage | ToolResultMessage
 # Session file lines
 
 
-@dataclass(frozen=True, kw_only=True)
+@frozen(kw_only=True)
 class SessionHeader:
     """Line 1 of a session file."""
 
@@ -261,7 +262,7 @@ class SessionHeader:
         return self.type == "session" and isinstance(self.id, str) and bool(self.id.strip())
 
 
-@dataclass(frozen=True, kw_only=True)
+@frozen(kw_only=True)
 class Entry:
     """One line after the header: a node of the session tree."""
 

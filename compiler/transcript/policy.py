@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
+
+from ..records import frozen
 
 # Transform names, in pipeline order (sanitize.sanitize runs a policy's sanitize.STEPS in exactly this order).
 INTER_SESSION_MARKER = "inter_session_marker"
@@ -45,7 +47,7 @@ EVERY_POLICY = frozenset({
 })
 
 
-@dataclass(frozen=True)
+@frozen
 class Policy:
     """One provider family's replay rules."""
 
@@ -114,7 +116,7 @@ SIGNED_THINKING_APIS = frozenset({"anthropic-messages", "bedrock-converse-stream
 """APIs whose thinking signatures the provider checks when a turn is replayed to it."""
 
 
-@dataclass(frozen=True)
+@frozen
 class Request:
     """The three facts a policy is chosen from, normalised (trimmed, lower-case)."""
 

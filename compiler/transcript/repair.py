@@ -17,13 +17,14 @@ import stat
 import time
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from itertools import count
 from pathlib import Path
 from typing import BinaryIO
 
 from ..errors import Location, TranscriptError
 from ..fsutil import write_chunks_atomic
+from ..records import frozen
 from . import tempfiles
 from .inserts import Insert, ResultScan
 from .linefix import (
@@ -63,7 +64,7 @@ _NOTE_WORDS = {
 }
 
 
-@dataclass(frozen=True)
+@frozen
 class RepairReport:
     """What `repair_file` did to one file."""
 
@@ -102,7 +103,7 @@ def _size(limit: int) -> str:
     return f"{limit / MIB:g} MiB" if limit % MIB == 0 else f"{limit} bytes"
 
 
-@dataclass(frozen=True)
+@frozen
 class _Plan:
     """What the first read found."""
 
@@ -148,7 +149,7 @@ def repair_file(
     return report.done("repaired", changes, plan.notes + Counter({NOT_REWRITABLE: tally[NOT_REWRITABLE]}), backup)
 
 
-@dataclass(frozen=True)
+@frozen
 class _Reporter:
     """Builds the report for one file (the pieces known before the passes run)."""
 

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
+from ..records import frozen
 from . import ids, images, normalize, pairing, provenance, thinking, tool_inputs, turns
 from . import policy as p
 from .model import Message, Transcript
 from .texts import DEFAULT_TEXTS, Texts
 
 
-@dataclass(frozen=True)
+@frozen
 class SanitizeOptions:
     """Settings that do not depend on the provider."""
 

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
 from ..errors import Location, TranscriptError
+from ..records import frozen
 from .model import CompactionSummary, Entry, SessionHeader, Transcript, loads, parse_entry, parse_header
 
 
-@dataclass(frozen=True)
+@frozen
 class Session:
     """A parsed session file."""
 

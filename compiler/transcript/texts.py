@@ -7,10 +7,11 @@ session files, kept only so that its transcripts are recognised. Nothing here ev
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+
+from ..records import frozen
 
 
-@dataclass(frozen=True)
+@frozen
 class Texts:
     """Placeholder and marker wording; pass `replace(DEFAULT_TEXTS, field=...)` to change one."""
 
@@ -61,7 +62,7 @@ class Texts:
 DEFAULT_TEXTS = Texts()
 
 
-@dataclass(frozen=True)
+@frozen
 class ForeignSpellings:
     """What another writer puts into session files, for matching only (never emitted).
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
+from ..records import frozen
 from .model import AssistantMessage, Block, Message, ThinkingBlock, ToolCallBlock, Transcript, is_usable_string
 from .queries import blocks_of, tool_calls, without_fields
 
@@ -88,7 +89,7 @@ def _finished_responses_call(block: ToolCallBlock, message: AssistantMessage) ->
 # Turns replayed exactly as stored (signed thinking)
 
 
-@dataclass(frozen=True)
+@frozen
 class ReplayAsIs:
     """Assistant turns that carry thinking and whose calls all replay unchanged, with the ids they hold."""
 

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Callable, MutableMapping, Sequence
 
 from ..model import Budgets, ContextFile, FileStatus, WorkspaceFile
+from ..records import frozen
 from .state import read_json_bytes, read_json_object, write_members
 
 HEAD_TENTHS = 7
@@ -96,7 +96,7 @@ def truncate_with_digest(name: str, text: str, max_chars: int) -> str:
     return result if len(result) <= max_chars else truncate_file(name, text, max_chars)
 
 
-@dataclass(frozen=True)
+@frozen
 class _DigestCut:
     head_end: int
     tail_start: int
@@ -377,7 +377,7 @@ def signature(files: Sequence[ContextFile], budgets: Budgets) -> str | None:
     return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
 
 
-@dataclass(frozen=True)
+@frozen
 class NoticeDecision:
     """Whether to render the fixed truncation notice, and what to remember."""
 

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import functools
 import importlib
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from .. import entrypoints
 from ..errors import HookError
 from ..model import ResolvedConfig, RunFacts, WorkspaceFile
+from ..records import frozen
 from .legacy import strip_legacy_heartbeat
 
 if TYPE_CHECKING:
@@ -27,7 +28,7 @@ CRON_DROPPED_FILES = frozenset({"HEARTBEAT.md", "BOOTSTRAP.md"}) | MEMORY_NAMES
 OPTIONAL_FILES = CRON_DROPPED_FILES
 
 
-@dataclass(frozen=True)
+@frozen
 class HookContext:
     """What a bootstrap hook is told about the run (besides the file list)."""
 
@@ -41,7 +42,7 @@ class HookContext:
     """The agent's resolved config."""
 
 
-@dataclass(frozen=True)
+@frozen
 class FilterInputs:
     """Everything a filter may look at besides the files."""
 
@@ -60,7 +61,7 @@ class FilterInputs:
 Filter = Callable[[tuple[WorkspaceFile, ...], FilterInputs], tuple[WorkspaceFile, ...]]
 
 
-@dataclass(frozen=True)
+@frozen
 class FilterStep:
     """One named row of the filter table."""
 
@@ -72,7 +73,7 @@ class FilterStep:
     """The filter itself."""
 
 
-@dataclass(frozen=True)
+@frozen
 class Drop:
     """A file a filter removed, for diagnostics."""
 

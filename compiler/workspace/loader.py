@@ -10,13 +10,13 @@ here: a Compiler keeps the whole stage while the files it read are unchanged.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 from .. import fsutil
 from ..errors import Location, WorkspaceError
 from ..freshness import Tracker
 from ..model import BOOTSTRAP_FILE_NAMES, WorkspaceFile
+from ..records import frozen
 from . import frontmatter
 
 MAX_FILE_BYTES = 2 * 1024 * 1024
@@ -29,7 +29,7 @@ LISTED_NAMES = frozenset(BOOTSTRAP_FILE_NAMES) | {MEMORY_FALLBACK_NAME}
 _UTF8_BOM = b"\xef\xbb\xbf"
 
 
-@dataclass(frozen=True)
+@frozen
 class _Decoded:
     """What one read produces, independent of the file's name."""
 
@@ -38,7 +38,7 @@ class _Decoded:
     notes: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@frozen
 class _Root:
     """The open workspace directory: its descriptor and the absolute spellings of its path."""
 

@@ -16,6 +16,7 @@ from .. import fsutil
 from ..errors import Location, WorkspaceError, one_line
 from ..freshness import Tracker
 from ..model import ResolvedConfig, Skill, SkillEntry, SkillsBlock
+from ..records import frozen
 from ..sections.text import replace_surrogates
 from . import frontmatter
 
@@ -69,7 +70,7 @@ class _Walk:
         return used <= self.limits[what]
 
 
-@dataclass(frozen=True)
+@frozen
 class _Base:
     """A directory the walk may not leave (the workspace, or an extra skills root)."""
 
@@ -132,7 +133,7 @@ def _root_skills(root: Path, base_path: Path, identity: fsutil.Identity | None, 
         os.close(fd)
 
 
-@dataclass(frozen=True)
+@frozen
 class _Step:
     """A directory on the walk's current path."""
 
@@ -372,7 +373,7 @@ def skill_metadata(text: str) -> tuple[Mapping[str, Any] | None, str | None]:
         block, _ = handler.split(text)
     except ValueError:
         return None, "frontmatter opened on line 1 is never closed"
-    return frontmatter.parse_block(block, frontmatter.FastLoader)
+    return frontmatter.parse_metadata(block)
 
 
 def _normalise(raw: bytes) -> str:
@@ -563,7 +564,7 @@ def _entry(
     return SkillEntry(one_line(skill.name), skill.location, skill.version, skill.name in listed, reason)
 
 
-@dataclass(frozen=True)
+@frozen
 class Listing:
     """The rendered list and how much of it survived the budget."""
 

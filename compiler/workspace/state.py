@@ -8,7 +8,7 @@ import os
 import re
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +16,7 @@ from .. import fsutil, resources
 from ..errors import Location, WorkspaceError
 from ..freshness import Tracker
 from ..model import BOOTSTRAP_FILE_NAMES
+from ..records import frozen
 from .loader import MEMORY_FALLBACK_NAME
 
 STATE_RELATIVE_PATH = Path(".promptc") / "workspace-state.json"
@@ -29,7 +30,7 @@ SEEDED_TEMPLATE_NAMES: tuple[str, ...] = tuple(n for n in BOOTSTRAP_FILE_NAMES i
 # --------------------------------------------------------------------------- setup state
 
 
-@dataclass(frozen=True)
+@frozen
 class WorkspaceState:
     """`.promptc/workspace-state.json`: when the workspace was seeded and when setup finished."""
 
