@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from typing import Iterable, Sequence
 
 from .records import frozen
 
@@ -14,6 +14,20 @@ def one_line(text: str) -> str:
     """`text` with line breaks and other control characters written as escapes (`\\n`), so
     an error that quotes a user's value is still one line."""
     return _BREAKS.sub(lambda match: match.group().encode("unicode_escape").decode("ascii"), text)
+
+
+def did_you_mean(word: str, choices: Iterable[str], otherwise: str = "", *, cutoff: float = 0.6,
+                 any_case: bool = False, prefix: str = "") -> str:  # fmt: skip
+    """` (did you mean 'x'?)` for the choice closest to a misspelt name, else `otherwise`.
+    `any_case`: a choice equal but for case counts too. difflib is imported only here, when a
+    name is wrong: a cold start does not need it."""
+    import difflib
+
+    names = list(choices)
+    match = difflib.get_close_matches(word, names, n=1, cutoff=cutoff)
+    if not match and any_case:
+        match = [name for name in names if name.lower() == word.lower()]
+    return f" (did you mean '{prefix}{match[0]}'?)" if match else otherwise
 
 
 @frozen

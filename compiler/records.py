@@ -99,8 +99,16 @@ def _init(cls: type[Any]) -> Callable[..., None]:
     # by keyword that names them all skips both loops, the common case of a hot constructor.
     required, factories, unfilled = spec.required, spec.factories, spec.required_or_factory
     initvars, post_init = spec.initvars, hasattr(cls, "__post_init__")
+    # Every field given by position, and nothing else to fill in: the common small record
+    # (`Location(path, line, column)`) stores the arguments as they come.
+    every = len(positional) if tuple(template) == positional and not initvars else -1
 
     def __init__(self: Any, /, *args: Any, **kwargs: Any) -> None:  # `self=` is a keyword like any other
+        if len(args) == every and not kwargs:
+            self.__dict__.update(zip(positional, args))
+            if post_init:
+                self.__post_init__()
+            return
         values = {**template, **kwargs}  # field order: a key given stays where the template has it
         if args:
             if len(args) > len(positional) or (kwargs and not kwargs.keys().isdisjoint(positional[: len(args)])):

@@ -97,3 +97,20 @@ def test_a_look_never_records_setup_completion(run_cli, tmp_path):
     assert (ws / ".promptc" / "workspace-state.json").read_bytes() == before
     assert run_cli("render", "--workspace", ws)[0] == 0
     assert b"setupCompletedAt" in (ws / ".promptc" / "workspace-state.json").read_bytes()
+
+
+def test_section_token_counts_are_made_only_where_they_are_shown(run_cli, make_workspace, monkeypatch):
+    from promptc.emit import tokens
+
+    workspace = make_workspace({"AGENTS.md": "# Rules\n\nAsk first.\n"})
+    counted: list[str] = []
+    real = tokens.count_for
+    monkeypatch.setattr(tokens, "count_for", lambda text, model: counted.append(text) or real(text, model))
+    code, out, _ = run_cli("context", "--workspace", workspace)
+    assert code == 0 and "Sections:" not in out
+    assert len(counted) == 2  # the stable and the volatile part: no section is shown
+    counted.clear()
+    code, out, _ = run_cli("context", "--workspace", workspace, "--detail")
+    assert code == 0 and "Sections:" in out and len(counted) > 2
+    code, out, _ = run_cli("context", "--workspace", workspace, "--format", "json")
+    assert code == 0 and all("tokens" in section for section in json.loads(out)["sections"])

@@ -213,3 +213,12 @@ def test_the_fast_path_keeps_the_limit_on_values(count: int) -> None:
     found = frontmatter.parse_metadata(block)
     assert found == frontmatter.parse_block(block, frontmatter.FastLoader)
     assert (found[0] is None) == (count == frontmatter.MAX_METADATA_VALUES)
+
+
+def test_the_fast_path_refuses_exactly_what_yaml_cannot_read_as_plain_text_on_one_line() -> None:
+    """Every code point: YAML 1.1's printable set (tab aside, which the fast path never takes),
+    less its line breaks (U+0085, U+2028, U+2029) and the byte-order mark."""
+    printable = [(0x20, 0x7E), (0xA0, 0xD7FF), (0xE000, 0xFFFD), (0x10000, 0x10FFFF)]
+    unreadable = [c for c in range(0x110000) if not any(lo <= c <= hi for lo, hi in printable) or c in (0x2028, 0x2029, 0xFEFF)]
+    every = "".join(map(chr, range(0x110000)))
+    assert [m.start() for m in frontmatter._UNPRINTABLE.finditer(every)] == unreadable

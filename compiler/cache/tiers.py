@@ -11,13 +11,12 @@ Pure functions of their arguments: no I/O.
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import math
 import re
 from typing import Any, Sequence
 
-from ..errors import ConfigError, Location
+from ..errors import ConfigError, Location, did_you_mean
 from ..model import HEAD_SUFFIX, CacheConfig, CacheTier, PromptUnit, unit_separator
 
 JOIN = "\n\n"
@@ -103,8 +102,7 @@ def check_sections(cache: CacheConfig, sides: dict[str, str]) -> None:
             if sides.get(name) == "volatile":
                 raise ConfigError(f"prompt.cache.tiers: section {name!r} is below the cache boundary, so it has no tier", location)
             if name not in sides:
-                match = difflib.get_close_matches(name, stable, n=1)
-                hint = f" (did you mean '{match[0]}'?)" if match else ""
+                hint = did_you_mean(name, stable)
                 raise ConfigError(f"prompt.cache.tiers: no stable section {name!r}{hint}", location)
 
 

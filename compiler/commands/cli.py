@@ -7,14 +7,13 @@ Each command lives in its own module, imported only when that command runs, so s
 from __future__ import annotations
 
 import argparse
-import difflib
 import functools
 import importlib
 import os
 import sys
 from typing import Sequence
 
-from ..errors import PromptcError, UsageError
+from ..errors import PromptcError, UsageError, did_you_mean
 from .common import EXIT_BAD_INPUT, EXIT_OK, Parser, print_error
 
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -87,8 +86,7 @@ def _command_name(word: str) -> str:
         return word
     if word.startswith("-"):
         raise UsageError(f"unknown option {word!r} (options go after the command: promptc COMMAND --help)")
-    match = difflib.get_close_matches(word, COMMANDS, n=1)
-    hint = f" (did you mean '{match[0]}'?)" if match else f" (commands: {', '.join(COMMANDS)})"
+    hint = did_you_mean(word, COMMANDS, f" (commands: {', '.join(COMMANDS)})")
     raise UsageError(f"unknown command {word!r}{hint}")
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..emit import context, payloads, tokens
+from ..emit import context, payloads
 from .common import EXIT_OK, add_input_flags, compile_pending, emit
 
 
@@ -21,7 +21,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Compile and print the report. A look, not a turn: no workspace or session state is
     recorded, so a second look shows what the first did (a `once` notice included)."""
-    tokens.prefetch()  # most models count with o200k: build it while the prompt compiles
     prompt, _ = compile_pending(args)
     if args.format == "json":
         emit(payloads.dumps(context.report(prompt)), args.out)

@@ -10,14 +10,13 @@ Mappings merge deeply and lists replace. Then, for the agent being compiled, its
 
 from __future__ import annotations
 
-import difflib
 import os
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Mapping, MutableMapping, Sequence
 
 from .. import fsutil, resources
-from ..errors import ConfigError, Location
+from ..errors import ConfigError, Location, did_you_mean
 from ..freshness import Tracker
 from ..model import Budgets, CacheConfig, HeartbeatConfig, ResolvedConfig, SkillsConfig
 from ..records import frozen
@@ -231,8 +230,7 @@ def find_agent(configs: ConfigSet, entries: list[dict], agent: str) -> dict:
     if agent in ids:
         return entries[ids.index(agent)]
     if ids:
-        match = difflib.get_close_matches(agent, ids, n=1)
-        hint = f" (did you mean '{match[0]}'?)" if match else f" (known: {', '.join(ids)})"
+        hint = did_you_mean(agent, ids, f" (known: {', '.join(ids)})")
         raise ConfigError(f"unknown agent {agent!r}{hint}")
     return {}
 

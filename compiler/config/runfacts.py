@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import sys
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from .. import checks
-from ..errors import Location, RunFactsError
+from ..errors import Location, RunFactsError, did_you_mean
 from ..frozen import FrozenMap
 from ..model import CHAT_TYPES, HARNESSES, PROMPT_MODES, RUN_FACT_CHECKS, SESSION_KINDS, ExecSession, RunFacts, Sandbox, Tool
 from . import yamlsrc
@@ -298,6 +297,5 @@ def _document(located: yamlsrc.Located) -> dict[str, Any]:
 
 
 def _unknown(key: str) -> str:
-    match = difflib.get_close_matches(key, FIELD_NAMES, n=1, cutoff=0.6)
-    hint = f" (did you mean '{match[0]}'?)" if match else " (a value for a template's own variable goes under `vars:`)"
+    hint = did_you_mean(key, FIELD_NAMES, " (a value for a template's own variable goes under `vars:`)")
     return f"unknown run-fact key '{key}'{hint}"

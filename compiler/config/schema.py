@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
 from .. import checks
-from ..errors import ConfigError
+from ..errors import ConfigError, did_you_mean
 from ..model import CACHE_TTLS, HEAD_SUFFIX, MAX_CACHE_TIERS, SESSION_KINDS
 from ..records import frozen
 from . import openclaw, yamlsrc
@@ -232,8 +231,7 @@ def _tier_name(name: Any) -> str | None:
         return None
     if name == "HEARTBEAT.md":
         return "HEARTBEAT.md renders below the cache boundary; name its section, dynamic_context, in the last tier to cache it"
-    match = difflib.get_close_matches(name, TIER_FILES, n=1, cutoff=0.6) or [f for f in TIER_FILES if f.lower() == name.lower()]
-    hint = f" (did you mean '{match[0]}'?)" if match else ""
+    hint = did_you_mean(name, TIER_FILES, any_case=True)
     return f"unknown tier entry {name!r}: expected a workspace file name, a section id or 'sections'{hint}"
 
 
@@ -244,8 +242,7 @@ def _session_kinds(value: Any) -> str | None:
         return problem
     for kind in value:
         if kind not in SESSION_KINDS:
-            match = difflib.get_close_matches(kind, SESSION_KINDS, n=1)
-            hint = f" (did you mean '{match[0]}'?)" if match else f" (known: {', '.join(SESSION_KINDS)})"
+            hint = did_you_mean(kind, SESSION_KINDS, f" (known: {', '.join(SESSION_KINDS)})")
             return f"unknown session kind {kind!r}{hint}"
     return f"{value[0]!r} is listed twice" if len(set(value)) < len(value) and value else None
 
@@ -461,10 +458,7 @@ def _resolve_path(text: str, base_dir: Path) -> Path:
 def unknown_key(path: tuple, key: str, known: Mapping[str, Any]) -> str:
     where = f"{_dotted(path)}." if path else ""
     message = f"unknown key '{where}{key}'"
-    match = difflib.get_close_matches(key, sorted(known), n=1, cutoff=0.6)
-    if not match:
-        match = [name for name in sorted(known) if name.lower() == key.lower()]
-    return f"{message} (did you mean '{match[0]}'?)" if match else message
+    return message + did_you_mean(key, sorted(known), any_case=True)
 
 
 def _dotted(path: tuple) -> str:

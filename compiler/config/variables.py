@@ -9,10 +9,9 @@ a did-you-mean, at the line that set it.
 from __future__ import annotations
 
 import dataclasses
-import difflib
 from typing import Any, Mapping, Sequence
 
-from ..errors import ConfigError, Location
+from ..errors import ConfigError, Location, did_you_mean
 from ..frozen import freeze_plain
 from ..model import ResolvedConfig, VariableDecl, VariableValue
 from . import explain
@@ -71,8 +70,7 @@ def _undeclared(configs: ConfigSet, agent: str, name: str, names: Sequence[str])
 
 def undeclared_message(name: str, names: Sequence[str]) -> str:
     """What is wrong with a value for a variable nobody declared."""
-    close = difflib.get_close_matches(name, names, n=1)
-    hint = f" (did you mean '{close[0]}'?)" if close else ""
+    hint = did_you_mean(name, names)
     return f"no user variable '{name}' is declared in prompt.variables{hint}"
 
 

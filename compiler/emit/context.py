@@ -10,8 +10,10 @@ from ..model import BOOTSTRAP_FILE_NAMES, ContextFile, Prompt
 from . import payloads, tokens
 
 
-def report(prompt: Prompt) -> dict[str, Any]:
-    """The context report as plain data (the `--format json` document)."""
+def report(prompt: Prompt, *, section_tokens: bool = True) -> dict[str, Any]:
+    """The context report as plain data (the `--format json` document). `section_tokens=False`
+    leaves out each section's token count (the text report shows them only with `--detail`;
+    counting is most of what the report costs)."""
     chosen = tokens.method(prompt.model)
     exact = chosen.exact and tokens.count("", chosen.encoding) is not None
     total = len(prompt.stable) + len(prompt.volatile)
@@ -23,7 +25,8 @@ def report(prompt: Prompt) -> dict[str, Any]:
         "tokens": {"method": tokens.describe(model), "exact": exact},
         "files": [_file(f) for f in every_file(prompt)],
         "sections": [
-            {"id": s.id, "side": s.side, "chars": len(s.text), "tokens": token_count(s.text, model)} for s in prompt.sections
+            {"id": s.id, "side": s.side, "chars": len(s.text), **({"tokens": token_count(s.text, model)} if section_tokens else {})}
+            for s in prompt.sections
         ],
         "skills": [{"name": e.name, "included": e.included, "reason": e.reason} for e in prompt.skills.entries],
         "skills_note": prompt.skills.note,
@@ -92,7 +95,7 @@ def _file(f) -> dict[str, Any]:
 
 def format_text(prompt: Prompt, detail: bool = False) -> str:
     """A readable report: files, sides, skills; `detail` adds every section and skill."""
-    data = report(prompt)
+    data = report(prompt, section_tokens=detail)
     lines = [f"Context for agent {prompt.agent}, session {prompt.session}, mode {prompt.mode}"]
     lines.append(f"Tokens: {data['tokens']['method']}")
     lines += ["", *_files_table(data)]

@@ -96,13 +96,6 @@ def describe(model: str | None = None) -> str:
     return f"estimate ({chosen.encoding.removesuffix('_base')}): {model} counts with its own tokenizer"
 
 
-def prefetch(encoding: str = ENCODING_NAME) -> None:
-    """Start building `encoding` in a background thread, so a report that counts tokens after a
-    compile does not wait for both in turn (the build releases the GIL for part of its time).
-    Never call this in a process that will fork: the thread would not follow into the child."""
-    threading.Thread(target=_encoding, args=(encoding,), name="promptc-tokens", daemon=True).start()
-
-
 class _Encodings:
     """Each encoding built once per process, also when threads ask for it at the same time."""
 

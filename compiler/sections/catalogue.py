@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import os
 import re
 from pathlib import Path
@@ -11,7 +10,7 @@ from typing import Any, Iterable, MutableMapping, Sequence
 
 from .. import fsutil, resources
 from ..config import yamlsrc
-from ..errors import Location, TemplateError
+from ..errors import Location, TemplateError, did_you_mean
 from ..freshness import Tracker
 from ..model import PROMPT_MODES, SIDES, SectionOrigin
 from ..records import frozen
@@ -347,8 +346,7 @@ def _check_metadata(located: yamlsrc.Located, path: Path) -> dict[str, Any]:
     problems = []
     for key in meta:
         if key not in REQUIRED_KEYS + OPTIONAL_KEYS:
-            match = difflib.get_close_matches(str(key), REQUIRED_KEYS + OPTIONAL_KEYS, n=1)
-            hint = f" (did you mean '{match[0]}'?)" if match else ""
+            hint = did_you_mean(str(key), REQUIRED_KEYS + OPTIONAL_KEYS)
             problems.append(TemplateError(f"unknown metadata key '{key}'{hint}", located.where((key,))))
     problems += [TemplateError(f"missing metadata key '{key}'", Location(str(path), 1, 1)) for key in REQUIRED_KEYS if key not in meta]
     values = metadata_problems({**PLACEHOLDERS, **meta})

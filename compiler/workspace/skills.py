@@ -77,6 +77,13 @@ class _Base:
     fd: int
     path: Path
     spellings: tuple[str, ...]
+    text: str
+    """`str(path)`."""
+
+    def at(self, relative: str) -> str:
+        """`str(self.path / relative)` without building a Path (a walk names a thousand of them)."""
+        relative = relative.removeprefix("./")
+        return self.text if relative == "." else self.text.rstrip("/") + "/" + relative
 
 
 def discover(
@@ -127,7 +134,7 @@ def _root_skills(root: Path, base_path: Path, identity: fsutil.Identity | None, 
         walk.tracker.missing(str(base_path))
         return
     try:
-        base = _Base(fd, base_path, fsutil.path_spellings(base_path, fd))
+        base = _Base(fd, base_path, fsutil.path_spellings(base_path, fd), str(base_path))
         yield from _walk(base, root.relative_to(base_path).as_posix(), 0, walk, set())
     finally:
         os.close(fd)
@@ -147,7 +154,7 @@ def _walk(base: _Base, relative: str, depth: int, walk: _Walk, visited: set[tupl
           parent: int | None = None, trail: tuple[_Step, ...] = ()) -> Iterator[Skill]:  # fmt: skip
     """Depth-first, sorted; hidden dirs and node_modules skipped; link loops cut by identity.
     A child that is no link is opened from its parent's descriptor; a link, from the base."""
-    path = base.path / relative
+    path = base.at(relative)
     opened = None if walk.exhausted() else _open_dir(base, relative, walk, depth, parent)
     if opened is None:
         return
@@ -162,7 +169,7 @@ def _walk(base: _Base, relative: str, depth: int, walk: _Walk, visited: set[tupl
             return
         visited.add(step.identity)
         has_skill, children = _listing(os.scandir(fd), depth)
-        walk.tracker.listing(str(path), info, (has_skill, children), lambda: _listing(os.scandir(path), depth))
+        walk.tracker.listing(path, info, (has_skill, children), lambda: _listing(os.scandir(path), depth))
         if has_skill:
             skill = _read_skill(base, f"{relative}/{SKILL_FILE}", walk, fd)
             if skill is not None:
@@ -178,14 +185,14 @@ def _walk(base: _Base, relative: str, depth: int, walk: _Walk, visited: set[tupl
 def _open_dir(base: _Base, relative: str, walk: _Walk, depth: int, parent: int | None) -> tuple[int, bool] | None:
     """The directory below `base` and whether a link led there, or None (absent at the top;
     else skipped with a diagnostic)."""
-    path = base.path / relative
+    path = base.at(relative)
     try:
         fd = None if parent is None else fsutil.open_child(parent, os.path.basename(relative), directory=True)
         if fd is not None:
             return fd, False
         return fsutil.open_beneath(base.fd, relative, base.spellings, directory=True, allowed=walk.allowed), parent is not None
     except FileNotFoundError:
-        walk.tracker.missing(str(path))
+        walk.tracker.missing(path)
     except fsutil.Refused as refused:
         _track_link(path, walk.tracker)
         walk.diagnostics.append(f"{path}: {refused.detail} (skills.load.allowSymlinkTargets can allow it); skipped")
@@ -212,7 +219,7 @@ def _note_loop_back(base: _Base, trail: tuple[_Step, ...], step: _Step, walk: _W
         walk.diagnostics.append(f"{shown}: a link loop (it leads back to {base.path / ancestor.relative}); skipped")
 
 
-def _note_link_cycle(base: _Base, path: Path, walk: _Walk) -> None:
+def _note_link_cycle(base: _Base, path: str, walk: _Walk) -> None:
     """Links that lead to each other (ELOOP): one diagnostic for the whole cycle, at its first link met."""
     chain = _link_chain(path)
     if walk.loops.intersection(chain):
@@ -222,10 +229,10 @@ def _note_link_cycle(base: _Base, path: Path, walk: _Walk) -> None:
     walk.diagnostics.append(f"{path}: a link loop ({' -> '.join([*names, names[0]])}); skipped")
 
 
-def _link_chain(path: Path) -> list[str]:
+def _link_chain(path: str) -> list[str]:
     """The links from `path` on, by path, until one repeats (read only to name them)."""
     chain: list[str] = []
-    current = str(path)
+    current = path
     while current not in chain and len(chain) <= fsutil.MAX_SYMLINKS:
         try:
             target = os.readlink(current)
@@ -233,15 +240,15 @@ def _link_chain(path: Path) -> list[str]:
             break
         chain.append(current)
         current = os.path.normpath(os.path.join(os.path.dirname(current), target))
-    return chain or [str(path)]
+    return chain or [path]
 
 
-def _track_link(path: Path, tracker: Tracker) -> None:
+def _track_link(path: str, tracker: Tracker) -> None:
     """A skipped entry may become usable (a link retargeted): remember what it was."""
     try:
-        tracker.file(str(path), os.stat(path), b"")
+        tracker.file(path, os.stat(path), b"")
     except OSError:
-        tracker.missing(str(path))
+        tracker.missing(path)
 
 
 def _listing(entries: Iterator[os.DirEntry], depth: int) -> tuple[bool, tuple[str, ...]]:
@@ -281,14 +288,14 @@ def _is_link(entry: os.DirEntry) -> bool:
 
 def _read_skill(base: _Base, relative: str, walk: _Walk, directory: int) -> Skill | None:
     """One SKILL.md as a Skill, or None with a diagnostic saying why it is skipped."""
-    path = base.path / relative
+    path = base.at(relative)
     if not walk.spend("SKILL.md files"):
         return None
     try:
         raw = _read_bytes(base, relative, walk, directory)
     except fsutil.Refused as refused:
         walk.diagnostics.append(_refusal(path, refused))
-        walk.skipped.append((str(path), refused.reason))
+        walk.skipped.append((path, refused.reason))
         return None
     except OSError as error:
         _track_link(path, walk.tracker)
@@ -296,13 +303,13 @@ def _read_skill(base: _Base, relative: str, walk: _Walk, directory: int) -> Skil
             _note_link_cycle(base, path, walk)
         else:
             walk.diagnostics.append(f"{path}: cannot be read ({error.strerror or error}); skipped")
-        walk.skipped.append((str(path), "link loop" if error.errno == errno.ELOOP else "cannot be read"))
+        walk.skipped.append((path, "link loop" if error.errno == errno.ELOOP else "cannot be read"))
         return None
     return _skill_from(path, raw, walk)
 
 
 def _read_bytes(base: _Base, relative: str, walk: _Walk, directory: int) -> bytes:
-    path = str(base.path / relative)
+    path = base.at(relative)
     fd = fsutil.open_child(directory, SKILL_FILE)
     if fd is None:
         fd = fsutil.open_beneath(base.fd, relative, base.spellings, allowed=walk.allowed)
@@ -318,7 +325,7 @@ def _read_bytes(base: _Base, relative: str, walk: _Walk, directory: int) -> byte
     return data
 
 
-def _refusal(path: Path, refused: fsutil.Refused) -> str:
+def _refusal(path: str, refused: fsutil.Refused) -> str:
     if refused.reason == "too large":
         return f"{path}: larger than {MAX_SKILL_BYTES} bytes; skipped"
     if refused.reason == "outside workspace":
@@ -326,7 +333,7 @@ def _refusal(path: Path, refused: fsutil.Refused) -> str:
     return f"{path}: {refused.detail}; skipped"
 
 
-def _skill_from(path: Path, raw: bytes, walk: _Walk) -> Skill | None:
+def _skill_from(path: str, raw: bytes, walk: _Walk) -> Skill | None:
     """Parse a SKILL.md's bytes (frontmatter parsed once per distinct content)."""
     version = skill_version(raw)
     if version not in walk.parsed:
@@ -337,10 +344,10 @@ def _skill_from(path: Path, raw: bytes, walk: _Walk) -> Skill | None:
     if not description:
         why = problem or ("no `description` in its frontmatter" if found is not None else "no frontmatter (a `---` block with name and description)")
         walk.diagnostics.append(f"{path}: {why}; skill skipped")
-        walk.skipped.append((str(path), "unreadable frontmatter" if problem else "no description" if found else "no frontmatter"))
+        walk.skipped.append((path, "unreadable frontmatter" if problem else "no description" if found else "no frontmatter"))
         return None
-    name = _single_line(metadata.get("name")) or path.parent.name
-    return Skill(name, description, str(path), version, metadata)
+    name = _single_line(metadata.get("name")) or os.path.basename(os.path.dirname(path))
+    return Skill(name, description, path, version, metadata)
 
 
 @functools.cache
