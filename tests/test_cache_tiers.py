@@ -358,10 +358,15 @@ def test_a_session_kind_sent_uncached_gets_no_breakpoint(run_cli, make_workspace
     assert code == 0 and not any("cachePoint" in entry for entry in json.loads(out)["system"])
 
 
-def test_an_unknown_uncached_session_kind_is_a_located_error(run_cli, write_yaml):
-    config = write_yaml("bad.yaml", "prompt:\n  cache:\n    uncachedSessions: [heartbeats]\n")
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [("[heartbeats]", "unknown session kind 'heartbeats' (did you mean 'heartbeat'?)"),
+     ("[main, cron, heartbeat, cron]", "'cron' is listed twice"), ("heartbeat", "expected a list of strings")],
+)
+def test_a_bad_uncached_session_list_is_a_located_error(run_cli, write_yaml, value, message):
+    config = write_yaml("bad.yaml", f"prompt:\n  cache:\n    uncachedSessions: {value}\n")
     code, _, err = run_cli("render", "--config", config, "--workspace", EXAMPLES / "workspace")
-    assert code == 2 and err.startswith(f"promptc: error: {config}:3:") and "did you mean 'heartbeat'?" in err
+    assert code == 2 and err.startswith(f"promptc: error: {config}:3:") and message in err
 
 
 def test_the_shipped_long_lived_layout_reaches_the_dynamic_context_with_an_hour_everywhere(run_cli):

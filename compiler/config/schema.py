@@ -244,7 +244,8 @@ def _session_kinds(value: Any) -> str | None:
         if kind not in SESSION_KINDS:
             hint = did_you_mean(kind, SESSION_KINDS, f" (known: {', '.join(SESSION_KINDS)})")
             return f"unknown session kind {kind!r}{hint}"
-    return f"{value[0]!r} is listed twice" if len(set(value)) < len(value) and value else None
+    twice = [kind for index, kind in enumerate(value) if kind in value[:index]]
+    return f"{twice[0]!r} is listed twice" if twice else None
 
 
 def _cache_ttl(value: Any) -> str | None:
