@@ -14,7 +14,7 @@ from typing import NoReturn
 
 from .. import engine, fsutil, pipeline
 from ..config import layers, runfacts, yamlsrc
-from ..emit import context, payloads
+from ..emit import payloads
 from ..errors import ConfigError, PromptcError, RunFactsError, UsageError
 from ..freshness import LRU
 from ..fsutil import write_output
@@ -178,6 +178,8 @@ def render_output(args: argparse.Namespace, prompt: Prompt) -> str:
     if _RENDERED and _RENDERED[0][0] is prompt and _RENDERED[0][1] == how:
         return _RENDERED[0][2]
     if args.list_sections:
+        from ..emit import context  # the report's module (and the token counter) only for the list
+
         text = payloads.dumps(context.section_rows(prompt)) if args.format == "json" else context.section_list(prompt)
     else:
         text = payloads.serialise(payloads.FORMATS[args.format](prompt))
