@@ -14,7 +14,7 @@ import sys
 from typing import Sequence
 
 from ..errors import PromptcError, UsageError, did_you_mean
-from .common import EXIT_BAD_INPUT, EXIT_OK, Parser, print_error
+from .base import EXIT_BAD_INPUT, EXIT_OK, Parser, print_error
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "render": ("render", "compile the prompt"),

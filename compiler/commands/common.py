@@ -1,4 +1,5 @@
-"""What every command shares: exit codes, the argparse subclass, the compile input flags and output.
+"""What every command shares: the compile input flags, the request they make, and output; the
+exit codes, the raising parser and the error printer from `base` (re-exported).
 
 Command modules import this one; it imports none of them.
 """
@@ -10,19 +11,16 @@ import os
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import NoReturn
 
 from .. import engine, fsutil, pipeline
 from ..config import layers, runfacts, yamlsrc
 from ..emit import payloads
-from ..errors import ConfigError, PromptcError, RunFactsError, UsageError
+from ..errors import ConfigError, RunFactsError, UsageError
 from ..freshness import LRU
 from ..fsutil import write_output
 from ..model import CHAT_TYPES, HARNESSES, PROMPT_MODES, SESSION_KINDS, Prompt, RunFacts
 from ..sections.text import replace_surrogates
-
-EXIT_OK, EXIT_FOUND, EXIT_BAD_INPUT = 0, 1, 2
-"""0 ok; 1 a check found something; 2 bad input or usage (SPEC 10)."""
+from .base import EXIT_BAD_INPUT, EXIT_FOUND, EXIT_OK, Parser, print_error  # noqa: F401 - shared by the commands
 
 RUN_FACT_FLAGS: dict[str, tuple[tuple[str, ...] | None, str]] = {
     "agent": (None, "agent id (default: the first agents.list entry, or main)"),
@@ -36,13 +34,6 @@ RUN_FACT_FLAGS: dict[str, tuple[tuple[str, ...] | None, str]] = {
 """Run facts that can be given as flags, overriding the `--run` file: (choices, help)."""
 STDIN = "-"
 """`--config -` and `--run -` read standard input; `--out -` writes standard output."""
-
-
-class Parser(argparse.ArgumentParser):
-    """argparse that raises instead of exiting, so the front end decides the exit code."""
-
-    def error(self, message: str) -> NoReturn:
-        raise UsageError(message)
 
 
 def add_input_flags(parser: argparse.ArgumentParser) -> None:
@@ -191,16 +182,3 @@ def records_state(args: argparse.Namespace) -> bool:
     """Whether this render records workspace and session state once its output is out: a
     section list (a look, not a turn) and `--no-state` (a preview) never do."""
     return not (args.list_sections or args.no_state)
-
-
-MAX_PROBLEMS_SHOWN = 20
-"""An error with more problems than this shows the first ones and counts the rest."""
-
-
-def print_error(exc: PromptcError) -> None:
-    """One `promptc: error:` line per problem (at most MAX_PROBLEMS_SHOWN, then a count)."""
-    lines = exc.lines()
-    shown = lines[:MAX_PROBLEMS_SHOWN]
-    if len(lines) > len(shown):
-        shown.append(f"and {len(lines) - len(shown)} more problems")
-    sys.stderr.write("".join(f"promptc: error: {line}\n" for line in shown))
