@@ -107,7 +107,7 @@ def _compiled(event: Event, run: RunFacts, prompt: Prompt, counter: _Counter) ->
     units = tuple(Unit(u.name, u.sha256, counter(u.text + u.separator)) for u in prompt.units)
     variant = "/".join(str(getattr(run, name) or "-") for name in VARIANT_FACTS)
     breakpoints = cache_tiers.merged(prompt.tiers, cache_tiers.min_tokens(prompt.model)) if prompt.breakpoints else ()
-    rest = prompt.volatile[cache_tiers.volatile_covered(prompt.units):]
+    rest = cache_tiers.uncovered(prompt.volatile, prompt.units)
     return Compiled(event, variant, units, prompt.tiers, breakpoints, counter(rest) if rest else 0)
 
 

@@ -60,10 +60,14 @@ def label(unit: str) -> str:
 
 def assigned_tier(unit: str, cache: CacheConfig) -> int:
     """The 0-based tier `prompt.cache.tiers` puts a unit in (unnamed: where `sections` is)."""
-    bare = unit.split(":", 1)[1]
+    return tier_index(unit.split(":", 1)[1], cache.tiers)
+
+
+def tier_index(name: str, tiers: Sequence[Sequence[str]]) -> int:
+    """The 0-based tier of a file name or section id in a tier list (unnamed: where `sections` is)."""
     fallback = 0
-    for index, tier in enumerate(cache.tiers):
-        if bare in tier:
+    for index, tier in enumerate(tiers):
+        if name in tier:
             return index
         if SECTIONS in tier:
             fallback = index
@@ -150,20 +154,22 @@ def entries(tiers: Sequence[CacheTier], units: Sequence[PromptUnit]) -> list[dic
     ]
 
 
-def unit_texts(stable: str, tiers: Sequence[Any], volatile: str = "") -> dict[str, str]:
-    """Each unit's text cut back out of a prompt's two parts by the `entries` of its tiers."""
-    texts, position, text = {}, 0, stable + JOIN + volatile
+def unit_texts(stable: str, tiers: Sequence[Any]) -> dict[str, str]:
+    """Each stable unit's text cut back out of a stable text by the `entries` of its tiers (a
+    volatile unit a tier reaches is not in it)."""
+    texts, position = {}, 0
     for tier in tiers:
         for unit in tier["units"]:
-            texts[unit["name"]] = text[position : position + unit["chars"]]
+            if unit["name"] != DYNAMIC_UNIT:
+                texts[unit["name"]] = stable[position : position + unit["chars"]]
             position += unit["chars"] + len(unit_separator(unit["name"]))
     return texts
 
 
-def volatile_covered(units: Sequence[PromptUnit]) -> int:
-    """How many characters at the start of the volatile part the last tier covers (with the
-    separator after them)."""
-    return sum(len(u.text) + len(JOIN) for u in units if u.name == DYNAMIC_UNIT)
+def uncovered(volatile: str, units: Sequence[PromptUnit]) -> str:
+    """The volatile part after what the last tier covers (the Dynamic Project Context and the
+    separator after it, when the tier reaches it): what goes after the last breakpoint."""
+    return volatile[sum(len(u.text) + len(JOIN) for u in units if u.name == DYNAMIC_UNIT) :]
 
 
 # --------------------------------------------------------------------------- merging

@@ -64,8 +64,7 @@ def _diff(args: argparse.Namespace) -> int:
         after = _compile(request)
         before_stable, before_tiers = _bundle_variant(args.bundle, after, request.run)
         changes = diff.compare(before_tiers, cache_tiers.entries(after.tiers, after.units))
-        before_texts = cache_tiers.unit_texts(before_stable, before_tiers)
-        before_texts.pop(cache_tiers.DYNAMIC_UNIT, None)  # a bundle keeps stable parts only
+        before_texts = cache_tiers.unit_texts(before_stable, before_tiers)  # a bundle keeps stable parts only
     else:
         if args.runs is not None:
             flags = {flag.replace("-", "_"): getattr(args, flag.replace("-", "_")) for flag in RUN_FACT_FLAGS}

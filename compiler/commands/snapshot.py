@@ -15,7 +15,7 @@ from .. import pipeline, resources
 from ..cache import diff as cache_diff
 from ..config import layers, runfacts, schema, yamlsrc
 from ..emit import context, payloads
-from ..errors import ConfigError, Location, PromptcError, UsageError
+from ..errors import ConfigError, Location, PromptcError, UsageError, did_you_mean
 from ..fsutil import write_text_atomic
 from ..model import Prompt
 from ..records import frozen
@@ -122,8 +122,7 @@ def load_scenario(directory: Path, extra_templates: Sequence[Path] = ()) -> Scen
 def _check_keys(data: dict, located: yamlsrc.Located) -> None:
     for key in data:
         if key not in SCENARIO_KEYS:
-            match = difflib.get_close_matches(str(key), SCENARIO_KEYS, n=1)
-            hint = f" (did you mean '{match[0]}'?)" if match else ""
+            hint = did_you_mean(str(key), SCENARIO_KEYS)
             raise ScenarioError(f"unknown scenario key '{key}'{hint}", located.where((key,)))
     for key in ("description", "workspace"):
         if not isinstance(data.get(key), str) or not data[key].strip():

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
 from .. import checks
+from ..cache.tiers import tier_index
 from ..errors import ConfigError, did_you_mean
 from ..model import CACHE_TTLS, HEAD_SUFFIX, MAX_CACHE_TIERS, SESSION_KINDS
 from ..records import frozen
@@ -210,14 +211,10 @@ def _cache_tiers(value: Any) -> str | None:
 
 def _heads_first(tiers: list[list[str]]) -> str | None:
     """`NAME#head` must sit in an earlier tier than NAME (named, or where `sections` is)."""
-    def position(name: str) -> int:
-        found = [i for i, tier in enumerate(tiers) if name in tier] or [i for i, tier in enumerate(tiers) if "sections" in tier]
-        return found[0] if found else 0
-
     for index, tier in enumerate(tiers):
         for name in tier:
-            if name.endswith(HEAD_SUFFIX) and position(name[: -len(HEAD_SUFFIX)]) <= index:
-                file = name[: -len(HEAD_SUFFIX)]
+            file = name.removesuffix(HEAD_SUFFIX)
+            if file != name and tier_index(file, tiers) <= index:
                 return f"{name!r} must be in an earlier tier than {file} (the head is what stays put when {file} grows)"
     return None
 

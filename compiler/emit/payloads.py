@@ -132,13 +132,14 @@ def _cached_and_fresh(prompt: Prompt) -> tuple[list[tuple[str, str | None]], lis
     last tier's breakpoint."""
     surfaces = prompt.surfaces or {}
     developer, turn = surfaces.get("developer", ""), surfaces.get("turn", "")
-    tiers = breakpoints(prompt)
-    cached: list[tuple[str, str | None]] = [(t.text, t.ttl) for t in tiers] or [(prompt.stable, "5m")]
-    if not prompt.breakpoints:
+    cached: list[tuple[str, str | None]]
+    if prompt.breakpoints:
+        cached = [(t.text, t.ttl) for t in breakpoints(prompt)] or [(prompt.stable, "5m")]
+    else:  # a session kind sent uncached: the same blocks, no cache point
         cached = [(t.text, None) for t in prompt.tiers]
     if developer and cached:
         cached = [*cached[:-1], (cached[-1][0], None), (developer, cached[-1][1])]
-    fresh = [text for text in (prompt.volatile[cache_tiers.volatile_covered(prompt.units):], turn) if text]
+    fresh = [text for text in (cache_tiers.uncovered(prompt.volatile, prompt.units), turn) if text]
     if not fresh and cached and cached[-1][0].endswith(cache_tiers.JOIN):  # the last block ends where the prompt does
         cached[-1] = (cached[-1][0].removesuffix(cache_tiers.JOIN), cached[-1][1])
     return [c for c in cached if c[0]], fresh
