@@ -275,17 +275,25 @@ def cold_start(scratch: Path, reps: float) -> None:
     if okbest.is_dir():
         commands["render okbest"] = [python, "-m", "promptc", "render", "--workspace", str(okbest)]
         commands["context okbest"] = [python, "-m", "promptc", "context", "--workspace", str(okbest)]
+        commands["render okbest, no parse cache"] = commands["render okbest"]
+    # The parse cache (compiler/parsecache.py) in a directory of this run's, filled by one run
+    # first, as an earlier run leaves it; the last command runs with it turned off.
+    scratch_env = {**env, "PROMPTC_CACHE_DIR": str(scratch / "parse-cache")}
+    envs = {name: scratch_env for name in commands} | {"render okbest, no parse cache": {**env, "PROMPTC_CACHE_DIR": ""}}
+    for name, argv in commands.items():
+        wall_ms(argv, envs[name])
     times: dict[str, list[float]] = {name: [] for name in commands}
     for _ in range(max(5, int(15 * reps))):
         for name, argv in commands.items():  # interleaved, so a busy moment hits every command alike
-            times[name].append(wall_ms(argv, env))
+            times[name].append(wall_ms(argv, envs[name]))
     median = {name: statistics.median(values) for name, values in times.items()}
     row("cold `promptc render` (example)", median["render example"], median["bare"], 'bare `python -c "import jinja2, yaml"`', 2.0)
     if "render okbest" in median:
         row("cold `promptc render` (okbest2024-backup)", median["render okbest"], median["bare"], "bare imports", 2.0)
         row("cold `promptc context` with tokens (okbest2024-backup)", median["context okbest"], median["render okbest"], "cold render", 1.5)
+        row("cold `promptc render` (okbest2024-backup), parse cache off", median["render okbest, no parse cache"], median["bare"], "bare imports")
     for name, argv in commands.items():
-        peak = peak_rss_mib(argv, env)
+        peak = peak_rss_mib(argv, envs[name])
         if peak is not None:
             ROWS.append(Row(f"peak RSS, {name}", f"{peak:.1f} MiB", "", None))
 

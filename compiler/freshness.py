@@ -43,6 +43,8 @@ def digest(data: bytes) -> bytes:
 
 @dataclass
 class _File:
+    """A file a build read: its stat signature, a digest of its bytes, whether it had settled."""
+
     signature: Signature
     digest: bytes
     settled: bool
@@ -50,6 +52,9 @@ class _File:
 
 @dataclass
 class _Listing:
+    """A directory whose listing a build used: its signature, what was taken from it and how to
+    take it again, whether it had settled, and the entries that matter (None: all)."""
+
     signature: Signature
     value: Hashable
     relist: Callable[[], Hashable]

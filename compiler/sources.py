@@ -18,8 +18,8 @@ import sys
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Sequence, TypeVar
 
-from . import fsutil
-from .config import explain, layers, variables
+from . import fsutil, parsecache
+from .config import explain, layers, variables, yamlsrc
 from .errors import Location, WorkspaceError
 from .freshness import LRU, Tracker
 from .model import ResolvedConfig, SkillsBlock, WorkspaceFacts, WorkspaceFile
@@ -80,8 +80,15 @@ class Sources:
         self.contribution_paths, self.fixed_env = tuple(contribution_paths), env
         self.plugins, self.platform = plugins, platform or sys.platform
         self.layer_cache: LRU[tuple, layers.Layer] = LRU(64)
-        self.spec_cache: LRU[tuple, catalogue.SectionSpec] = LRU(512)
-        self.skill_cache: LRU[str, Any] = LRU(PARSE_CACHE_SIZE)
+        stores = parsecache.cache_dir()
+        self.spec_cache: parsecache.Persisted[tuple, catalogue.SectionSpec] = parsecache.Persisted(
+            LRU(512), parsecache.Store(stores, "sections", parsecache.file_key((catalogue.__file__, yamlsrc.__file__))),
+            catalogue.spec_key, catalogue.spec_data, catalogue.spec_from_data,
+        )  # fmt: skip
+        self.skill_cache: parsecache.Persisted[str, skills.Parsed] = parsecache.Persisted(
+            LRU(PARSE_CACHE_SIZE), parsecache.Store(stores, "skills", parsecache.file_key((skills.__file__, skills.frontmatter.__file__))),
+            str, skills.parsed_data, skills.parsed_from_data,
+        )  # fmt: skip
         self.heartbeat_cache: LRU[str, bool] = LRU(8)
         self.cuts: budget.Cuts = LRU(32)  # a few per file: the total budget left can vary by session
         self.renderer = render.Renderer()
@@ -186,8 +193,10 @@ class Sources:
     def skills(self, cfg: ResolvedConfig, root: Path) -> SkillsBlock:
         """The agent's skills block: discovery, eligibility and the budgeted listing."""
         def compute() -> SkillsBlock:
-            return skills.build(cfg, root, env=self.env, which=self.which, platform=self.platform, tracker=self.tracker,
-                                parsed=self.skill_cache, workspace_identity=self.identities.get(str(root)))  # fmt: skip
+            block = skills.build(cfg, root, env=self.env, which=self.which, platform=self.platform, tracker=self.tracker,
+                                 parsed=self.skill_cache, workspace_identity=self.identities.get(str(root)))  # fmt: skip
+            self.skill_cache.flush()
+            return block
 
         return self._stage(("skills", cfg.agent_id, str(root)), compute)
 
@@ -203,7 +212,13 @@ class Sources:
         """Every section and partial: `--templates` dirs, then `prompt.templateDirs`, then the
         built-ins (the partials are read up front, so an edited one is seen like a section)."""
         dirs: tuple[str | Path, ...] = (*self.template_dirs, *cfg.template_dirs)
-        return self._stage(("sections", dirs), lambda: catalogue.load(dirs, self.tracker, self.spec_cache))
+
+        def compute() -> catalogue.Catalogue:
+            found = catalogue.load(dirs, self.tracker, self.spec_cache)
+            self.spec_cache.flush()
+            return found
+
+        return self._stage(("sections", dirs), compute)
 
     def contributions(self) -> list[providers.Contribution]:
         """The `--contributions` files."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -13,6 +15,10 @@ from sdk_server import _Recorder, serve
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "examples"
 CORPUS = REPO.parent / "shared" / "corpus"
+
+# The parsed-SKILL.md disk cache (compiler/parsecache.py) of this test run: a directory of its own,
+# so no test reads entries an earlier run or the user left (subprocesses inherit it).
+os.environ["PROMPTC_CACHE_DIR"] = tempfile.mkdtemp(prefix="promptc-test-cache-")
 
 
 @pytest.fixture

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import os
 import re
 from pathlib import Path
@@ -318,6 +319,41 @@ def _parse_section(path: Path, origin: str, data: bytes) -> SectionSpec:
         key_lines=tuple((str(key), located.where((key,)).line or 1) for key in meta),
         origin=origin,
     )
+
+
+def spec_key(key: tuple) -> str:
+    """A parsed-spec cache key (path, origin, the file's bytes) as one digest, for the disk store."""
+    path, origin, data = key
+    return hashlib.sha256(f"{path}\0{origin}\0".encode("utf-8", "surrogatepass") + data).hexdigest()
+
+
+def spec_data(spec: SectionSpec) -> dict[str, Any]:
+    """A freshly parsed SectionSpec as JSON data (see spec_from_data)."""
+    data = {field.name: getattr(spec, field.name) for field in dataclasses.fields(spec)}
+    data["modes"] = sorted(spec.modes)
+    data["key_lines"] = [list(pair) for pair in spec.key_lines]
+    return data
+
+
+_SPEC_TYPES: dict[str, tuple[type, ...]] = {
+    "id": (str,), "order": (int,), "side": (str,), "modes": (list,), "title": (str,), "when": (str, type(None)),
+    "slot": (str, type(None)), "path": (str,), "source": (str,), "key_lines": (list,), "origin": (str,),
+    "overrides": (type(None),),
+}  # fmt: skip
+
+
+def spec_from_data(data: Any) -> SectionSpec | None:
+    """The SectionSpec spec_data gave, or None for anything not exactly that shape."""
+    if not isinstance(data, dict) or data.keys() != _SPEC_TYPES.keys():
+        return None
+    if any(type(data[name]) not in kinds for name, kinds in _SPEC_TYPES.items()):
+        return None
+    modes, lines = data["modes"], data["key_lines"]
+    if not all(type(mode) is str for mode in modes):
+        return None
+    if not all(type(pair) is list and len(pair) == 2 and type(pair[0]) is str and type(pair[1]) is int for pair in lines):
+        return None
+    return SectionSpec(**{**data, "modes": frozenset(modes), "key_lines": tuple(map(tuple, lines))})
 
 
 def default_title(section_id: str) -> str:

@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from .. import fsutil
 from ..errors import Location, WorkspaceError, one_line
@@ -334,11 +334,13 @@ def _refusal(path: str, refused: fsutil.Refused) -> str:
 
 
 def _skill_from(path: str, raw: bytes, walk: _Walk) -> Skill | None:
-    """Parse a SKILL.md's bytes (frontmatter parsed once per distinct content)."""
-    version = skill_version(raw)
-    if version not in walk.parsed:
-        walk.parsed[version] = skill_metadata(_normalise(raw))
-    found, problem = walk.parsed[version]
+    """Parse a SKILL.md's bytes (frontmatter parsed once per distinct content: `walk.parsed` is
+    keyed on the whole SHA-256, as it may be kept on disk)."""
+    digest = hashlib.sha256(raw).hexdigest()
+    version = VERSION_PREFIX + digest[:16]
+    if digest not in walk.parsed:
+        walk.parsed[digest] = skill_metadata(_normalise(raw))
+    found, problem = walk.parsed[digest]
     metadata = found or {}
     description = _single_line(metadata.get("description"))
     if not description:
@@ -383,6 +385,25 @@ def skill_metadata(text: str) -> tuple[Mapping[str, Any] | None, str | None]:
     return frontmatter.parse_metadata(block)
 
 
+Parsed = tuple[Mapping[str, Any] | None, str | None]
+"""What `skill_metadata` gives: the frontmatter mapping or None, and why not."""
+
+
+def parsed_data(parsed: Parsed) -> list[Any]:
+    """A parse result as JSON data, for the disk store (compiler/parsecache.py)."""
+    return list(parsed)
+
+
+def parsed_from_data(data: Any) -> Parsed | None:
+    """The parse result parsed_data gave, or None for anything not that shape."""
+    if type(data) is not list or len(data) != 2:
+        return None
+    metadata, problem = data
+    if not (type(metadata) is dict or metadata is None) or not (type(problem) is str or problem is None):
+        return None
+    return metadata, problem
+
+
 def _normalise(raw: bytes) -> str:
     """Decode like a workspace file: UTF-8, BOM dropped, bad bytes replaced, LF newlines."""
     text = raw.decode("utf-8", errors="replace").removeprefix("\ufeff")
@@ -394,9 +415,12 @@ def _single_line(value: Any) -> str:
     return " ".join(value.split()) if isinstance(value, str) else ""
 
 
+VERSION_PREFIX = "sha256:"
+
+
 def skill_version(raw: bytes) -> str:
     """`sha256:` + the first 16 hex digits of the SHA-256 of the raw SKILL.md bytes."""
-    return "sha256:" + hashlib.sha256(raw).hexdigest()[:16]
+    return VERSION_PREFIX + hashlib.sha256(raw).hexdigest()[:16]
 
 
 # --------------------------------------------------------------------------- eligibility
@@ -435,19 +459,25 @@ def requirement_count(skill: Skill) -> int:
 def _metadata_value(skill: Skill, key: str) -> Any:
     """`metadata.<key>`, else `metadata.openclaw.<key>`, else `metadata.clawdbot.<key>`."""
     metadata = skill.metadata.get("metadata")
-    if not isinstance(metadata, Mapping):
+    if not _is_mapping(metadata):
         return None
     candidates = [metadata] + [metadata.get(space) for space in METADATA_NAMESPACES]
     for candidate in candidates:
-        if isinstance(candidate, Mapping) and key in candidate:
+        if _is_mapping(candidate) and key in candidate:
             return candidate[key]
     return None
+
+
+def _is_mapping(value: Any) -> TypeGuard[Mapping[str, Any]]:
+    """isinstance(value, Mapping), with the common case (parsed metadata is plain dicts) first:
+    the ABC check costs a microsecond, and a listing asks thousands of times."""
+    return type(value) is dict or isinstance(value, Mapping)
 
 
 def _requirement(skill: Skill, kind: str) -> tuple[str, ...]:
     """The names listed under `requires.<kind>` (a single string counts as one name)."""
     requires = _metadata_value(skill, "requires")
-    if not isinstance(requires, Mapping):
+    if not _is_mapping(requires):
         return ()
     return _names(requires.get(kind))
 
@@ -548,6 +578,9 @@ def allowed_targets(cfg: ResolvedConfig) -> tuple[str, ...]:
 
 def _displayed(skill: Skill, workspace_root: Path) -> Skill:
     """The skill with its location relative to the workspace when inside it (POSIX slashes)."""
+    root = str(workspace_root).rstrip("/") + "/"
+    if os.sep == "/" and skill.location.startswith(root):  # the walk names paths as strings under the root
+        return Skill(skill.name, skill.description, skill.location[len(root):], skill.version, skill.metadata)
     location = Path(skill.location)
     if location.is_relative_to(workspace_root):
         shown = location.relative_to(workspace_root).as_posix()
