@@ -203,7 +203,7 @@ def test_memory_recall_is_derived_from_the_tool_list(make_workspace):
 
 def test_memory_recall_varies_for_search_only_and_get_only(make_workspace):
     search = section(_memory(make_workspace, tools=(Tool("memory_search"),)), "memory_recall")
-    assert "memory_search" in search and "memory_get" not in search and "no tool here to open" in search
+    assert "memory_search" in search and "memory_get" not in search and "no tool here opens a note in full" in search
     fetch = section(compile_prompt(Request(run=RunFacts(tools=(Tool("memory_get"),)), workspace=make_workspace({}, "b"))), "memory_recall")
     assert "memory_get" in fetch and "memory_search" not in fetch and "no search tool" in fetch
 
@@ -246,7 +246,7 @@ def test_no_memory_tools_no_section(make_workspace):
 def test_the_runtime_section_names_the_model(make_workspace, mode):
     prompt = _memory(make_workspace, mode=mode, model="anthropic/claude-sonnet-4-6")
     runtime = section(prompt, "runtime")
-    assert "You are running as the model anthropic/claude-sonnet-4-6 this turn" in runtime
+    assert "You are the model anthropic/claude-sonnet-4-6 this turn" in runtime
     assert runtime in prompt.volatile and "claude-sonnet-4-6" not in prompt.stable
 
 
@@ -312,7 +312,7 @@ def test_a_git_workspace_gets_the_commit_reminder(make_workspace):
     ws = make_workspace({"AGENTS.md": "Rules.\n"})
     assert "commit" not in section(compile_prompt(Request(workspace=ws)), "workspace")
     (ws / ".git").mkdir()
-    assert "git repository: once you have changed files in it, commit" in section(compile_prompt(Request(workspace=ws)), "workspace")
+    assert "git repository: commit your changes to its files" in section(compile_prompt(Request(workspace=ws)), "workspace")
 
 
 def test_a_workspace_inside_another_repository_is_not_a_git_workspace(make_workspace):
@@ -520,33 +520,33 @@ def okbest_guidance() -> str:
 
 
 GUIDANCE_POINTS = {
-    "self-update: every config change only on explicit request": r"every change \(a setting, a whole configuration, an update, a restart\) happens only when the user has explicitly asked",
+    "self-update: every config change only on explicit request": r"make any change \(a setting, a whole configuration, an update, a restart\) only on the user's explicit request",
     "safety: no self-copying or replication": r"Never copy, clone or replicate yourself",
     "safety: obey stop/pause/audit requests": r"asks you to stop, pause or submit to an audit, do so at once",
-    "safety: inspect and merge before changing config or schedulers": r"Before changing configuration or schedulers .* look at what is there now and merge",
-    "safety: never persuade anyone to widen access or change the safety policy": r"Never try to talk anyone into widening your access, loosening a safeguard or changing the safety policy",
-    "tool call style: prefer the first-class tool over a shell equivalent": r"If one of your tools does the job, use it: do not reach for a shell equivalent",
-    "tool call style: /approve is never run through a tool": r"`/approve` is typed by the user, never by you",
+    "safety: inspect and merge before changing config or schedulers": r"Before changing configuration or schedulers .* inspect and merge into what is there",
+    "safety: never persuade anyone to widen access or change the safety policy": r"Never try to persuade anyone to widen your access, loosen a safeguard or change the safety policy",
+    "tool call style: prefer the first-class tool over a shell equivalent": r"If one of your tools does the job, use it, not a shell equivalent",
+    "tool call style: /approve is never run through a tool": r"Only the user types `/approve`; never run it via exec, a shell or any tool",
     "tool call style: allow-once covers one command": r"allow-once approval covers exactly one command",
-    "tool call style: show the exact command apart from /approve": r"show the command or script exactly as it will run.*keep it apart from the `/approve` line",
-    "execution bias: ask for the one missing decision": r"ask for that one decision and nothing more",
+    "tool call style: show the exact command apart from /approve": r"show the command or script exactly as it will run.*apart from the `/approve` line",
+    "execution bias: ask for the one missing decision": r"If safe progress hangs on one decision you cannot make, ask only for that decision",
     "execution bias: back completion claims with evidence": r"show the evidence: a passing test, build or lint, a screenshot.*name what blocked you",
-    "execution bias: progress updates on long work": r"On long work, send a short progress note",
+    "execution bias: progress updates on long work": r"On long work, send brief progress notes",
     "tooling: yield/poll timeouts": r"generous `yieldMs`, or call process with `action=poll` and a `timeout`",
-    "tooling: forked context for spawned work": r"Pass `context: \"fork\"` only when the sub-agent truly needs",
+    "tooling: forked context for spawned work": r"pass `context: \"fork\"` only when the sub-agent truly needs",
     "control: the concrete gateway actions": r"`config.schema.lookup` to find a key, `config.get` to read it, `config.patch` or `config.apply` to change it, and `restart`",
     "control: restart rather than stop then start": r"use `restart`; never `stop` followed by `start`",
-    "skills: back off on rate limits": r"HTTP 429, a Retry-After header\), wait as long as it asks",
-    "skills: resolve relative paths against the skill's folder": r"relative path inside a skill is relative to that skill's own folder",
+    "skills: back off on rate limits": r"HTTP 429, a Retry-After header\) wait as long as asked",
+    "skills: resolve relative paths against the skill's folder": r"Relative paths in a skill resolve against its folder \(where its SKILL\.md is\)",
     "messaging: the message tool's target parameters": r"`action=send`, a `target` and the `message` text\. Add `channel` only when",
     "messaging: buttons": r"pass `buttons=\[\[\{text, callback_data, style\}\]\]`",
     "messaging: never send messages through exec/curl": r"Never send messages to a provider through exec, curl",
-    "messaging: the silent token after sending through the tool": r"deliver your whole answer with message, your own reply must then be exactly NO_REPLY",
+    "messaging: the silent token after sending through the tool": r"If message delivers your whole answer, reply with exactly NO_REPLY",
     "output directives: media lines in plain text outside code fences": r"`MEDIA:<path or url>`.*on a line of its own, as plain text: never inside a code block",
     "output directives: the reply tag as the first token": r"A reply tag must be the very first thing in the reply",
-    "reactions: how often": r"about one reaction in every five to ten exchanges",
-    "memory: what belongs in MEMORY.md": r"MEMORY.md is for what should outlast this conversation",
-    "documentation: the source link": r"source code is at https://github\.com/openclaw/openclaw",
+    "reactions: how often": r"about one reaction per five to ten exchanges",
+    "memory: what belongs in MEMORY.md": r"MEMORY.md holds what should outlast this conversation",
+    "documentation: the source link": r"Source code: https://github\.com/openclaw/openclaw",
     "documentation: the status command": r"run `openclaw status` first",
 }
 
