@@ -18,14 +18,21 @@ than this counts as a task when it holds any text. So nested fences cost at most
 extra reads of the file, and a doubtful heartbeat is never skipped."""
 
 
+MAX_JUDGED_CHARS = 20_000
+"""A HEARTBEAT.md longer than this (the default per-file budget, which would cut it in the prompt)
+is never judged empty: its heartbeat runs. No empty template is that long, and parsing one costs
+markdown-it seconds per megabyte (7 s for 1 MB of bare checkboxes)."""
+
+
 def is_effectively_empty(text: str | None) -> bool:
     """True when the text has no task: only blank lines, headings, empty list items or
     checkboxes, HTML comments, thematic breaks and code fences holding nothing else.
 
-    A missing file (None) is not empty: there is nothing to decide a skip on.
-    `#TODO check mail` is a paragraph in CommonMark, so it counts as content.
+    A missing file (None) is not empty: there is nothing to decide a skip on; nor is a text
+    longer than MAX_JUDGED_CHARS. `#TODO check mail` is a paragraph in CommonMark, so it counts
+    as content.
     """
-    if text is None:
+    if text is None or len(text) > MAX_JUDGED_CHARS:
         return False
     pending = [(text, 0)]
     while pending:
