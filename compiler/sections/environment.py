@@ -8,50 +8,55 @@ from typing import Any, Callable
 
 import jinja2
 from jinja2 import nodes
+from jinja2.compiler import CodeGenerator, Frame, optimizeconst
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from .. import checks
+from . import limits
 from . import partials as partials_mod
+from .limits import MAX_ITEMS, MAX_TEXT_CHARS, Refused, TooLarge
 
-
-class Refused(Exception):
-    """Something a template did that the sandbox refuses while it runs (render.py places it at
-    the template's line)."""
+__all__ = ["MAX_ITEMS", "MAX_TEXT_CHARS", "Refused", "TooLarge"]  # for callers that name them here
 
 
 class UnorderedResult(Refused):
     """A template made a set (dictionary keys minus something), whose order is the hash seed's."""
 
 
-class TooLarge(Refused):
-    """A `*` or `**` whose result would be larger than a template may make."""
-
-
 class PartialRefused(Exception):
     """An include or import named something that is not a partial inside the template dirs."""
 
 
-MAX_TEXT_CHARS = 10_000_000
-"""The longest text a `*` in a template may make (a whole prompt is far shorter)."""
-MAX_ITEMS = 1_000_000
-"""The longest list a `*` in a template may make."""
-_MAX_INT_BITS = (10**checks.MAX_DIGITS).bit_length()
-"""A number of this many bits has more digits than promptc can write out again."""
+class _CodeGenerator(CodeGenerator):
+    """Jinja's code generator with `~` joined through `limits.concat`, which bounds its result."""
+
+    @optimizeconst
+    def visit_Concat(self, node: nodes.Concat, frame: Frame) -> None:
+        self.write("environment.concat((")
+        for arg in node.nodes:
+            self.visit(arg, frame)
+            self.write(", ")
+        self.write("))")
 
 
 class SectionEnvironment(ImmutableSandboxedEnvironment):
     """Jinja as sections use it. Partials get the including section's context (an import too:
     `with` / `without context` is ignored), `{% extends %}` is refused, a `-` that yields a
     set is refused (nothing a template can make has an order that changes between processes),
-    and a `*` or `**` whose result would be too large is refused before it is computed."""
+    and nothing a template makes may grow past the limits of limits.py: `*`, `**` and `%` are
+    checked before they compute, `+`, `~`, filters and calls by their results."""
 
-    intercepted_binops = frozenset({"-", "*", "**"})  # intercepted ones are never folded at compile time either
+    code_generator_class = _CodeGenerator
+    intercepted_binops = frozenset({"-", "*", "**", "+", "%"})  # intercepted ones are never folded at compile time either
+    concat = staticmethod(limits.concat)
 
     def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
         if operator == "*":
-            _check_product(left, right)
+            limits.check_product(left, right)
         elif operator == "**":
-            _check_power(left, right)
+            limits.check_power(left, right)
+        elif operator == "%":
+            limits.check_printf("'%'", left, right)
         result = super().call_binop(context, operator, left, right)
         if isinstance(result, (set, frozenset)):
             raise UnorderedResult(
@@ -60,7 +65,18 @@ class SectionEnvironment(ImmutableSandboxedEnvironment):
             )
         if checks.long_number(result):
             raise TooLarge(f"'{operator}' here would make {checks.TOO_LONG}")
-        return result
+        return limits.checked(f"'{operator}'", result)
+
+    def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805 - Jinja's own names
+        limits.check_call(__obj, args, kwargs)
+        result = super().call(__context, __obj, *args, **kwargs)
+        return limits.checked(f"'{getattr(__obj, '__name__', 'a call')}'", result)
+
+    def wrap_str_format(self, value: Any) -> Callable[..., str] | None:
+        wrapper = super().wrap_str_format(value)
+        if wrapper is None:
+            return None
+        return limits.bounded_format(value.__self__, value.__name__ == "format_map", wrapper)
 
     def compile(self, source: Any, name: str | None = None, filename: str | None = None,
                 raw: bool = False, defer_init: bool = False) -> Any:  # fmt: skip
@@ -74,33 +90,6 @@ class SectionEnvironment(ImmutableSandboxedEnvironment):
         if raw:
             return super().compile(source, name, filename, True, defer_init)
         return super().compile(source, name, filename, False, defer_init)
-
-
-def _whole(value: Any) -> bool:
-    return isinstance(value, int)  # True and False too: Python multiplies them as 1 and 0
-
-
-def _check_product(left: Any, right: Any) -> None:
-    """Refuse a repeated text or list over its limit, or a product of numbers sure to be too
-    long, from the sizes alone."""
-    for sequence, count in ((left, right), (right, left)):
-        if isinstance(sequence, (str, list, tuple)) and _whole(count):
-            limit, unit = (MAX_TEXT_CHARS, "characters") if isinstance(sequence, str) else (MAX_ITEMS, "items")
-            size = len(sequence) * count
-            if size > limit:
-                kind = "a text" if isinstance(sequence, str) else "a list"
-                raise TooLarge(f"'*' here would make {kind} of {size:,} {unit}; a template may make at most {limit:,}")
-            return
-    if _whole(left) and _whole(right) and left.bit_length() + right.bit_length() - 2 >= _MAX_INT_BITS:
-        raise TooLarge(f"'*' here would make {checks.TOO_LONG}")
-
-
-def _check_power(base: Any, exponent: Any) -> None:
-    """Refuse a whole-number power sure to be too long, from the sizes alone (its result is at
-    least 2 ** (exponent * (bits of the base - 1)))."""
-    if _whole(base) and _whole(exponent) and exponent > 0 and abs(base) > 1:
-        if exponent * (abs(base).bit_length() - 1) >= _MAX_INT_BITS:
-            raise TooLarge(f"'**' here would make {checks.TOO_LONG}")
 
 
 EXTENDS_REFUSED = "'{% extends %}' is not supported: a section is not a page (share text with include or import of a partial)"
@@ -125,6 +114,9 @@ def make_environment(loader: jinja2.BaseLoader | None = None) -> jinja2.Environm
         cache_size=0,  # an edited partial keeps its name: Jinja's cache by name would serve the old one
     )
     env.policies["json.dumps_kwargs"] = {"sort_keys": True, "default": _json_mapping}  # Jinja's, plus our mappings
+    env.filters = limits.guard_filters(env.filters)
+    lipsum: Callable[..., str] = env.globals["lipsum"]  # type: ignore[assignment]
+    env.globals["lipsum"] = limits.bounded_lipsum(lipsum)
     return env
 
 
@@ -166,7 +158,7 @@ class PartialLoader(jinja2.BaseLoader):
 
 ENV = make_environment()
 """For parsing and static checks (`promptc lint`); rendering goes through a Renderer's own."""
-BYTECODE_SALT = "promptc-sections-4:"
+BYTECODE_SALT = "promptc-sections-5:"
 """Prefixes every bytecode-cache key: Jinja keys compiled code on the source alone, so code
 compiled with other settings (an older promptc: imports without context, trailing newlines
 dropped) would be reused. Change it whenever make_environment or SectionEnvironment.compile
