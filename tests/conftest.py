@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Any, Iterator
@@ -19,6 +21,7 @@ CORPUS = REPO.parent / "shared" / "corpus"
 # The parsed-SKILL.md disk cache (compiler/parsecache.py) of this test run: a directory of its own,
 # so no test reads entries an earlier run or the user left (subprocesses inherit it).
 os.environ["PROMPTC_CACHE_DIR"] = tempfile.mkdtemp(prefix="promptc-test-cache-")
+atexit.register(shutil.rmtree, os.environ["PROMPTC_CACHE_DIR"], ignore_errors=True)
 
 
 @pytest.fixture
