@@ -38,8 +38,9 @@ V = TypeVar("V")
 FORMAT = 1
 """Bumped when the file layout or the meaning of an entry changes."""
 ENV_VAR = "PROMPTC_CACHE_DIR"
-MAX_ENTRIES = 8192
-"""Entries a file keeps: the ones added last."""
+MAX_ENTRIES = 2000
+"""Entries a file keeps by default, the ones used last: a file is read whole at a cold start, so
+it stays small (2,000 SKILL.md entries are ~1 MB, ~6 ms to read)."""
 STALE_SECONDS = 7 * 24 * 3600
 """Another key's file of the same kind not written for this long is removed when one is written."""
 SUFFIX = ".json"
@@ -72,30 +73,37 @@ class Store:
     """One kind of parse result on disk (`<kind>-<key>.json`: digest -> JSON value), read whole
     on the first lookup and written again by `flush()` when this process added entries."""
 
-    def __init__(self, directory: Path | None, kind: str, key: str) -> None:
-        self.kind = kind
+    def __init__(self, directory: Path | None, kind: str, key: str, max_entries: int = MAX_ENTRIES) -> None:
+        self.kind, self.max_entries = kind, max_entries
         self.path = None if directory is None else directory / f"{kind}-{key}{SUFFIX}"
         self.entries: dict[str, Any] | None = None
         self.added = 0
 
     def get(self, digest: str) -> Any:
-        return self._entries().get(digest)
+        """The stored value (None: none), moved to the end: the last used are kept longest."""
+        entries = self._entries()
+        value = entries.pop(digest, None)
+        if value is not None:
+            entries[digest] = value
+        return value
 
     def put(self, digest: str, value: Any) -> None:
         """Keep `value` if JSON gives it back exactly; a value it would not is parsed again each
-        time rather than stored."""
+        time rather than stored. Past `max_entries`, the least recently used entry goes."""
         entries = self._entries()
         if self.path is not None and entries.get(digest) != value and _round_trips(value):
+            entries.pop(digest, None)
             entries[digest] = value
             self.added += 1
+            while len(entries) > self.max_entries:
+                del entries[next(iter(entries))]
 
     def flush(self) -> None:
         """Write the file again if entries were added (atomically; a failure is ignored)."""
         if not self.added or self.path is None or self.entries is None:
             return
         self.added = 0
-        kept = dict(list(self.entries.items())[-MAX_ENTRIES:])
-        data = json.dumps({"format": FORMAT, "entries": kept}, separators=(",", ":"))
+        data = json.dumps({"format": FORMAT, "entries": self.entries}, separators=(",", ":"))
         try:
             fsutil.write_chunks_atomic(self.path, [data.encode("ascii")], mode=0o600)
         except (OSError, PromptcError):

@@ -82,7 +82,7 @@ class Sources:
         self.layer_cache: LRU[tuple, layers.Layer] = LRU(64)
         stores = parsecache.cache_dir()
         self.spec_cache: parsecache.Persisted[tuple, catalogue.SectionSpec] = parsecache.Persisted(
-            LRU(512), parsecache.Store(stores, "sections", parsecache.file_key((catalogue.__file__, yamlsrc.__file__))),
+            LRU(512), parsecache.Store(stores, "sections", parsecache.file_key((catalogue.__file__, yamlsrc.__file__)), 256),
             catalogue.spec_key, catalogue.spec_data, catalogue.spec_from_data,
         )  # fmt: skip
         self.skill_cache: parsecache.Persisted[str, skills.Parsed] = parsecache.Persisted(

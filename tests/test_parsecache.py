@@ -200,13 +200,15 @@ def test_the_file_key_follows_the_parser_sources(tmp_path):
     assert parsecache.file_key([str(source)]) != before
 
 
-def test_a_full_store_keeps_the_entries_added_last(tmp_path, monkeypatch):
-    monkeypatch.setattr(parsecache, "MAX_ENTRIES", 3)
-    store = parsecache.Store(tmp_path, "kind", "key")
-    for index in range(5):
+def test_a_full_store_keeps_the_entries_used_last(tmp_path):
+    store = parsecache.Store(tmp_path, "kind", "key", max_entries=3)
+    for index in range(4):
         store.put(f"d{index}", [index])
+    assert store.get("d1") == [1]  # used again: now the newest
+    store.put("d4", [4])
+    assert len(store.entries) == 3  # bounded in memory too, not only in the file
     store.flush()
-    assert list(json.loads((tmp_path / "kind-key.json").read_text())["entries"]) == ["d2", "d3", "d4"]
+    assert list(json.loads((tmp_path / "kind-key.json").read_text())["entries"]) == ["d3", "d1", "d4"]
 
 
 def test_old_files_of_other_keys_are_removed_when_one_is_written(tmp_path):
