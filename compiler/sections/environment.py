@@ -68,7 +68,7 @@ class SectionEnvironment(ImmutableSandboxedEnvironment):
         return limits.checked(f"'{operator}'", result)
 
     def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805 - Jinja's own names
-        limits.check_call(__obj, args, kwargs)
+        args = limits.check_call(__obj, args, kwargs)
         result = super().call(__context, __obj, *args, **kwargs)
         return limits.checked(f"'{getattr(__obj, '__name__', 'a call')}'", result)
 

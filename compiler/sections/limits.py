@@ -133,13 +133,17 @@ def _length(value: Any) -> int:
 
 
 def _before_join(value: Any, d: str = "", attribute: Any = None) -> None:
-    items = list(value) if not isinstance(value, (list, tuple, str)) else value
-    if isinstance(items, str):
-        return
-    if attribute is None:
-        size = sum(map(_length, items)) + len(d) * max(len(items) - 1, 0)
+    """(`value` is a list or tuple here: see `_listed`.)"""
+    if isinstance(value, (list, tuple)) and attribute is None:
+        size = sum(map(_length, value)) + len(d) * max(len(value) - 1, 0)
         if size > MAX_TEXT_CHARS:
             raise refuse("'join'", size)
+
+
+def _listed(value: Any) -> Any:
+    """An iterable that a check must measure and the step must still read: as a list (a `map`
+    or `select` result is a generator, which measuring would use up)."""
+    return value if isinstance(value, (list, tuple, str)) else list(value)
 
 
 def _before_replace(s: Any, old: Any, new: Any, count: Any = None) -> None:
@@ -215,10 +219,14 @@ def _guarded(name: str, function: Callable[..., Any]) -> Callable[..., Any]:
     passes_first = getattr(function, "jinja_pass_arg", None) is not None
     what = f"'{name}'"
 
+    offset = 1 if passes_first else 0
+
     @functools.wraps(function)
     def run(*args: Any, **kwargs: Any) -> Any:
         if before is not None:
-            before(*(args[1:] if passes_first else args), **kwargs)
+            if name == "join" and len(args) > offset:
+                args = (*args[:offset], _listed(args[offset]), *args[offset + 1 :])
+            before(*args[offset:], **kwargs)
         result = function(*args, **kwargs)
         if isinstance(result, (str, list, tuple)):
             return checked(what, result)
@@ -233,16 +241,18 @@ _TEXT_METHODS: dict[str, Callable[..., None]] = {
 }  # fmt: skip
 
 
-def check_call(function: Any, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> None:
+def check_call(function: Any, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> tuple[Any, ...]:
     """Before a template calls a text's method: the ones that pad, repeat or join by a size
-    (`format` is checked where the sandbox wraps it: see `bounded_format`)."""
+    (`format` is checked where the sandbox wraps it: see `bounded_format`). Gives the arguments
+    to call with (a joined iterable as a list)."""
     owner = getattr(function, "__self__", None)
     name = getattr(function, "__name__", "")
     if not isinstance(owner, str):
-        return
+        return args
     if name in _TEXT_METHODS:
         _TEXT_METHODS[name](owner, *args, **kwargs)
     elif name == "join" and args:
+        args = (_listed(args[0]), *args[1:])
         _before_join(args[0], owner)
     elif name == "replace" and len(args) >= 2:
         _before_replace(owner, *args[:3])
@@ -250,6 +260,7 @@ def check_call(function: Any, args: tuple[Any, ...], kwargs: Mapping[str, Any]) 
         size = args[0] if args and _whole(args[0]) else 8
         if owner.count("\t") * size > MAX_TEXT_CHARS:
             raise refuse("'expandtabs'", owner.count("\t") * size)
+    return args
 
 
 def bounded_lipsum(lipsum: Callable[..., str]) -> Callable[..., str]:
