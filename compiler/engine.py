@@ -99,7 +99,10 @@ class Compiler:
     def compile_pending(self, run: RunFacts | None = None, *, session_state: str | Path | None = None,
                         now: str | None = None) -> tuple[Prompt, StateUpdate]:  # fmt: skip
         """This turn's prompt and the state changes it wants written (`update.write()`)."""
-        run, state_path, now = _turn_arguments(run, session_state, now)
+        return self._compile_checked(*_turn_arguments(run, session_state, now))
+
+    def _compile_checked(self, run: RunFacts, state_path: Path | None, now: str | None) -> tuple[Prompt, StateUpdate]:
+        """compile_pending with its arguments already checked (a Request checked them)."""
         with self._lock:
             if self.check_files:
                 self._refresh()
@@ -218,10 +221,25 @@ def _turn_key(run: RunFacts, state_path: Path | None) -> Hashable | None:
     """The whole run facts (and the session file): a turn is reused only when all are equal."""
     key = (run, None if state_path is None else os.path.abspath(state_path))
     try:
-        hash(key)
+        return _Hashed(key, hash(key))
     except TypeError:  # a run fact that is not hashable: never reused
         return None
-    return key
+
+
+class _Hashed:
+    """A key with its hash worked out once: hashing whole run facts (a tool list of records) or
+    a request's inputs costs microseconds, and an LRU lookup asks for it twice more."""
+
+    __slots__ = ("key", "hash")
+
+    def __init__(self, key: Hashable, hashed: int) -> None:
+        self.key, self.hash = key, hashed
+
+    def __hash__(self) -> int:
+        return self.hash
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Hashed) and self.hash == other.hash and self.key == other.key
 
 
 # --------------------------------------------------------------------------- compile_prompt
@@ -239,7 +257,7 @@ def compile_prompt(request: Request) -> Prompt:
 
 def compile_pending(request: Request) -> tuple[Prompt, StateUpdate]:
     """Like `compile_prompt`, but the state changes are returned for `update.write()`."""
-    return compiler_for(request).compile_pending(request.run, session_state=request.session_state, now=request.now)
+    return compiler_for(request)._compile_checked(request.run, request.session_state, request.now)
 
 
 def compiler_for(request: Request) -> Compiler:
@@ -269,7 +287,6 @@ def _request_key(request: Request) -> Hashable | None:
     key = (os.getcwd(), request.config_paths, request.overrides, layer_ids, request.workspace, request.template_dirs,
            request.contribution_paths, env, request.plugins, request.platform)  # fmt: skip
     try:
-        hash(key)
+        return _Hashed(key, hash(key))
     except TypeError:
         return None
-    return key

