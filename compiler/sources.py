@@ -24,7 +24,7 @@ from .errors import Location, WorkspaceError
 from .freshness import LRU, Tracker
 from .model import ResolvedConfig, SkillsBlock, WorkspaceFacts, WorkspaceFile
 from .sections import catalogue, providers, render
-from .workspace import budget, facts, loader, quicklook, skills, state
+from .workspace import budget, facts, loader, quicklook, skillblock, skills, state
 
 T = TypeVar("T")
 
@@ -193,7 +193,7 @@ class Sources:
     def skills(self, cfg: ResolvedConfig, root: Path) -> SkillsBlock:
         """The agent's skills block: discovery, eligibility and the budgeted listing."""
         def compute() -> SkillsBlock:
-            block = skills.build(cfg, root, env=self.env, which=self.which, platform=self.platform, tracker=self.tracker,
+            block = skillblock.build(cfg, root, env=self.env, which=self.which, platform=self.platform, tracker=self.tracker,
                                  parsed=self.skill_cache, workspace_identity=self.identities.get(str(root)))  # fmt: skip
             self.skill_cache.flush()
             return block

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from promptc.model import SESSION_KINDS, Budgets, HeartbeatConfig, RunFacts
-from promptc.workspace import budget, filters, heartbeat, skills
+from promptc.workspace import budget, filters, heartbeat, skillblock, skills
 from promptc.workspace import loader as workspace
 from tests.factories import make_config
 
@@ -43,7 +43,7 @@ def test_every_session_kind_fits_the_default_budgets(folder: str) -> None:
 
 @pytest.mark.parametrize("folder", EVERY_FOLDER)
 def test_skills_list_fits_its_budget_and_is_sorted(folder: str) -> None:
-    block = skills.build(
+    block = skillblock.build(
         make_config(), CORPUS / folder, env={}, which=lambda name: None, platform="linux"
     )
     assert len(block.text) <= make_config().skills.max_prompt_chars

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from promptc.model import SkillsConfig
-from promptc.workspace import frontmatter, skills
+from promptc.workspace import frontmatter, skillblock, skills
 from tests import strategies
 from tests.factories import make_config, write_files
 
@@ -35,7 +35,7 @@ def skill_md(name: str | None, description: str | None, extra: str = "") -> str:
 
 
 def build(root: Path, cfg=None, *, env=None, which=ALL_BINS.get, platform="linux"):
-    return skills.build(cfg or make_config(), root, env=env or {}, which=which, platform=platform)
+    return skillblock.build(cfg or make_config(), root, env=env or {}, which=which, platform=platform)
 
 
 def listed_names(block) -> list[str]:
@@ -238,7 +238,7 @@ def test_list_is_sorted_by_code_point_and_text_is_escaped(tmp_path: Path) -> Non
 
 
 def test_no_eligible_skill_gives_no_text(tmp_path: Path) -> None:
-    assert build(tmp_path) == skills.SkillsBlock("", (), None, ())
+    assert build(tmp_path) == skillblock.SkillsBlock("", (), None, ())
 
 
 def test_count_limit_lists_the_first_names_with_a_note(tmp_path: Path) -> None:
@@ -299,12 +299,12 @@ def test_budget_too_small_for_any_skill_gives_no_text(tmp_path: Path) -> None:
 @settings(max_examples=150, deadline=None)
 @given(found=strategies.skill_lists(), max_chars=st.integers(min_value=0, max_value=4_000))
 def test_any_listing_fits_its_budget_and_keeps_a_name_ordered_prefix(found, max_chars: int) -> None:
-    listing = skills.fit_listing(found, len(found), max_chars)
+    listing = skillblock.fit_listing(found, len(found), max_chars)
     assert len(listing.text) <= max_chars
     listed = re.findall(r"<name>(.*?)</name>", listing.text)
     assert listed == [skill.name for skill in found[: listing.count]]
     whole = listing.count == len(found) and all(
-        f"<description>{skills.xml_escape(skill.description)}</description>" in listing.text
+        f"<description>{skillblock.xml_escape(skill.description)}</description>" in listing.text
         for skill in found
     )
     assert (listing.note is None) == (whole or not found)
@@ -322,7 +322,7 @@ def test_every_listing_is_well_formed_xml_with_one_field_per_line(names, descrip
         skills.Skill(name, description, f"skills/{name}/SKILL.md", "sha256:0123456789abcdef")
         for name, description in zip(sorted(names), descriptions)
     ]
-    text = skills.fit_listing(listed, len(listed), 100_000).text
+    text = skillblock.fit_listing(listed, len(listed), 100_000).text
     block = text[text.index("<available_skills>") :]
     root = ElementTree.fromstring(block)  # raises on anything XML cannot hold
     assert [skill.findtext("name") for skill in root] == [
@@ -347,7 +347,7 @@ def test_xml_escape_changes_exactly_the_characters_xml_cannot_hold_as_they_are()
     for point in [*range(0x10000), 0x1F600, 0x10FFFF]:
         char = chr(point)
         expected = references.get(char, _xml_equivalent(char))
-        assert skills.xml_escape(f"a{char}b") == f"a{expected}b", hex(point)
+        assert skillblock.xml_escape(f"a{char}b") == f"a{expected}b", hex(point)
 
 
 def test_control_characters_in_a_skill_name_are_replaced_not_passed_through(tmp_path: Path) -> None:
@@ -441,13 +441,13 @@ def test_links_inside_the_workspace_are_followed(tmp_path: Path) -> None:
 
 
 def test_a_skill_with_too_many_requirements_is_ineligible_and_said_so(tmp_path: Path) -> None:
-    bins = "[" + ", ".join(f"tool{i}" for i in range(skills.MAX_REQUIREMENTS + 1)) + "]"
+    bins = "[" + ", ".join(f"tool{i}" for i in range(skillblock.MAX_REQUIREMENTS + 1)) + "]"
     write_files(tmp_path, {"skills/big/SKILL.md": skill_md("big", "Big", f"metadata: {{requires: {{bins: {bins}}}}}")})
     checked: list[str] = []
     block = build(tmp_path, which=lambda name: checked.append(name) or "/bin/" + name)
     assert listed_names(block) == [] and checked == []  # not one binary looked up
     assert block.entries[0].reason.startswith("ineligible: too many requirements")
-    assert any(f"at most {skills.MAX_REQUIREMENTS}" in d for d in block.diagnostics)
+    assert any(f"at most {skillblock.MAX_REQUIREMENTS}" in d for d in block.diagnostics)
 
 
 def test_discovery_stops_at_its_caps_with_a_diagnostic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -466,7 +466,7 @@ def test_discovery_stops_at_its_caps_with_a_diagnostic(tmp_path: Path, monkeypat
 @pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpus is not present in this checkout")
 def test_no_corpus_workspace_reaches_a_cap() -> None:
     for folder in sorted(p for p in CORPUS.iterdir() if p.is_dir()):
-        block = skills.build(make_config(), folder, env={}, which=lambda name: None, platform="linux")
+        block = skillblock.build(make_config(), folder, env={}, which=lambda name: None, platform="linux")
         assert not any("per-compile limit" in d or "requirements (at most" in d for d in block.diagnostics), folder.name
 
 
