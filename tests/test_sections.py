@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -244,3 +245,29 @@ def test_a_new_sections_folder_is_seen_by_a_warm_compiler(tmp_path, make_workspa
         (templates / "sections").mkdir()
         (templates / "sections" / "safety.md.j2").write_text(_edited_safety(), encoding="utf-8")
         assert "Do not seek influence," in compiler.compile().stable
+
+
+GATE_VALUES = [0, 1, "", "x", [], ["a"], (), None, False, True, {}, {"k": 1}, 0.0, 2.5]
+
+
+@pytest.mark.parametrize("value", GATE_VALUES, ids=repr)
+@pytest.mark.parametrize("when", ["flag", "not flag", "not   flag"])
+def test_a_bare_name_gate_is_true_exactly_when_jinja_says_so(when, value):
+    """Bare-name gates skip compiling an expression (compiler/sections/render.py): the answer is
+    the one Jinja's own expression gives, for every kind of value."""
+    from promptc.sections.environment import make_environment
+    from promptc.sections.render import Renderer
+
+    gated = dataclasses.replace(discover()[0], when=when)
+    jinja = bool(make_environment().compile_expression(when, undefined_to_none=False)(flag=value))
+    assert Renderer(bytecode_cache=False).gate_passes(gated, {"flag": value}) is jinja
+
+
+def test_a_bare_name_gate_the_context_lacks_is_jinjas_located_error():
+    from promptc.sections.render import Renderer
+
+    spec = discover()[0]
+    gated = dataclasses.replace(spec, when="not no_such_fact")
+    with pytest.raises(TemplateError) as info:
+        Renderer(bytecode_cache=False).gate_passes(gated, {"flag": 1})
+    assert "no_such_fact" in info.value.message and info.value.location.path == spec.path

@@ -195,9 +195,15 @@ class Renderer:
         return names
 
     def gate_passes(self, spec: SectionSpec, context: Mapping[str, Any]) -> bool:
-        """Evaluate a section's `when` expression against the context of its side."""
+        """Evaluate a section's `when` expression against the context of its side. A bare
+        variable (`owners`) or its negation (`not owners`), the usual gate, is the truth of its
+        value in the context, as Jinja would have it, without compiling an expression; a name the
+        context lacks goes to Jinja, for its error."""
         when = spec.when or "true"
         try:
+            simple = _SIMPLE_GATE.fullmatch(when)
+            if simple is not None and simple["name"] in context and simple["name"] not in _JINJA_WORDS:
+                return bool(context[simple["name"]]) is not bool(simple["not"])
             expression = self.gates.get(when)
             if expression is None:
                 expression = self.gates[when] = self._expression(when)
@@ -289,6 +295,11 @@ class Renderer:
             with contextlib.suppress(OSError):
                 self.bytecode.set_bucket(bucket)  # type: ignore[union-attr]
         return code
+
+
+_SIMPLE_GATE = re.compile(r"(?P<not>not +)?(?P<name>[A-Za-z_][A-Za-z0-9_]*)")
+_JINJA_WORDS = frozenset({"true", "false", "none", "True", "False", "None", "not", "and", "or", "in", "is", "if", "else"})
+"""Words a gate's bare name could be that Jinja reads as something other than a variable."""
 
 
 def render(

@@ -43,21 +43,33 @@ def eligibility(
         return "disabled in config"
     if cfg.skills.allowlist is not None and skill.name not in cfg.skills.allowlist:
         return "not in the agent's skills allowlist"
-    if (count := requirement_count(skill)) > MAX_REQUIREMENTS:
+    listed = requirements(skill)
+    if (count := sum(map(len, listed.values()))) > MAX_REQUIREMENTS:
         return f"too many requirements ({count}; at most {MAX_REQUIREMENTS} are checked)"
     checks = (
         lambda: _os_mismatch(skill, platform),
-        lambda: _missing("binaries not on PATH", _requirement(skill, "bins"), lambda b: which(b) is None),
-        lambda: _missing_any_bin(skill, which),
-        lambda: _missing("environment variables unset", _requirement(skill, "env"), lambda v: not env.get(v)),
-        lambda: _missing("config values not set", _requirement(skill, "config"), lambda p: not cfg.lookup(p)),
+        lambda: _missing("binaries not on PATH", listed["bins"], lambda b: which(b) is None),
+        lambda: _missing_any_bin(listed["anyBins"], which),
+        lambda: _missing("environment variables unset", listed["env"], lambda v: not env.get(v)),
+        lambda: _missing("config values not set", listed["config"], lambda p: not cfg.lookup(p)),
     )
     return next((reason for check in checks if (reason := check()) is not None), None)
 
 
+REQUIREMENT_KINDS = ("bins", "anyBins", "env", "config")
+
+
+def requirements(skill: Skill) -> dict[str, tuple[str, ...]]:
+    """The names `requires` lists, by kind (a single string counts as one name)."""
+    requires = _metadata_value(skill, "requires")
+    if not _is_mapping(requires):
+        return {kind: () for kind in REQUIREMENT_KINDS}
+    return {kind: _names(requires.get(kind)) for kind in REQUIREMENT_KINDS}
+
+
 def requirement_count(skill: Skill) -> int:
     """How many names the skill's `requires` lists, all kinds together."""
-    return sum(len(_requirement(skill, kind)) for kind in ("bins", "anyBins", "env", "config"))
+    return sum(map(len, requirements(skill).values()))
 
 
 def _metadata_value(skill: Skill, key: str) -> Any:
@@ -76,14 +88,6 @@ def _is_mapping(value: Any) -> TypeGuard[Mapping[str, Any]]:
     """isinstance(value, Mapping), with the common case (parsed metadata is plain dicts) first:
     the ABC check costs a microsecond, and a listing asks thousands of times."""
     return type(value) is dict or isinstance(value, Mapping)
-
-
-def _requirement(skill: Skill, kind: str) -> tuple[str, ...]:
-    """The names listed under `requires.<kind>` (a single string counts as one name)."""
-    requires = _metadata_value(skill, "requires")
-    if not _is_mapping(requires):
-        return ()
-    return _names(requires.get(kind))
 
 
 def _names(value: Any) -> tuple[str, ...]:
@@ -112,9 +116,8 @@ def _missing(label: str, names: tuple[str, ...], is_missing: Callable[[str], boo
     return f"{label}: {', '.join(failing)}" if failing else None
 
 
-def _missing_any_bin(skill: Skill, which: Callable[[str], str | None]) -> str | None:
+def _missing_any_bin(candidates: tuple[str, ...], which: Callable[[str], str | None]) -> str | None:
     """`requires.anyBins`: at least one of them must be on PATH."""
-    candidates = _requirement(skill, "anyBins")
     if not candidates or any(which(name) is not None for name in candidates):
         return None
     return f"none of these binaries on PATH: {', '.join(candidates)}"
@@ -150,8 +153,8 @@ def build(
     )  # fmt: skip
     diagnostics += tuple(f"{d}: skills.load.extraDirs entry is not a directory" for d in extra if not d.is_dir())
     diagnostics += tuple(
-        f"{s.location}: lists {requirement_count(s)} requirements (at most {MAX_REQUIREMENTS}); skill not eligible"
-        for s in found if requirement_count(s) > MAX_REQUIREMENTS
+        f"{s.location}: lists {count} requirements (at most {MAX_REQUIREMENTS}); skill not eligible"
+        for s in found if (count := requirement_count(s)) > MAX_REQUIREMENTS
     )
     diagnostics = tuple(one_line(d) for d in diagnostics)  # a path or a name may hold a line break
     shown = [_displayed(skill, workspace_root) for skill in found]
