@@ -310,6 +310,26 @@ def test_any_listing_fits_its_budget_and_keeps_a_name_ordered_prefix(found, max_
     assert (listing.note is None) == (whole or not found)
 
 
+@settings(max_examples=200, deadline=None)
+@given(
+    found=strategies.skill_lists(),
+    exotic=st.lists(st.text(st.characters(codec=None, categories=None, max_codepoint=0x10FFFF), max_size=30), max_size=3),
+    data=st.data(),
+)
+def test_the_measured_length_of_a_listing_is_its_length(found, exotic, data) -> None:
+    """The budget search measures listings without building them (skillblock.rendered_length):
+    every measure must be the length of the listing it stands for."""
+    listed = list(found) + [skills.Skill(f"zz-{i}", text or "x", f"skills/{i}/SKILL.md", "") for i, text in enumerate(exotic)]
+    if not listed:
+        return
+    sizes = [skillblock._fixed_size(skill) for skill in listed]
+    count = data.draw(st.integers(min_value=0, max_value=len(listed)))
+    chars = data.draw(st.one_of(st.none(), st.integers(min_value=0, max_value=200)))
+    total = data.draw(st.integers(min_value=len(listed), max_value=len(listed) + 3))
+    expected = len(skillblock._render(listed, count, chars, total))
+    assert skillblock.rendered_length(listed, sizes, count, chars, total) == expected
+
+
 # --------------------------------------------------------------------------- XML that parses (issue 14 item 12)
 
 _ANY_TEXT = st.text(st.characters(codec=None, categories=None, min_codepoint=0, max_codepoint=0x10FFFF), min_size=1, max_size=40)

@@ -224,9 +224,10 @@ def fit_listing(skills: Sequence[Skill], eligible_total: int, max_chars: int) ->
     """
     if not skills:
         return Listing("", 0, None)
+    sizes = [_fixed_size(skill) for skill in skills]
 
     def fits(count: int, description_chars: int | None) -> bool:
-        return len(_render(skills, count, description_chars, eligible_total)) <= max_chars
+        return rendered_length(skills, sizes, count, description_chars, eligible_total) <= max_chars
 
     count, description_chars = _choose_cut(len(skills), _longest_description(skills), fits)
     if count == 0:
@@ -276,6 +277,31 @@ def _render(
     lines.append("</available_skills>")
     note = _note(count, eligible_total, description_chars)
     return "\n".join(([note] if note else []) + lines)
+
+
+def _fixed_size(skill: Skill) -> tuple[int, int]:
+    """(characters, lines) of a skill's element without its description line."""
+    lines = _skill_lines(skill, "")
+    return sum(map(len, lines)), len(lines)
+
+
+_DESCRIPTION_TAGS = len("    <description></description>")
+
+
+def rendered_length(skills: Sequence[Skill], sizes: Sequence[tuple[int, int]], count: int,
+                    description_chars: int | None, eligible_total: int) -> int:  # fmt: skip
+    """len(_render(skills, count, description_chars, eligible_total)), worked out from each
+    skill's fixed size and its shortened description alone: the budget search asks for a
+    dozen lengths, and building every listing to measure it was a cold render's millisecond."""
+    note = _note(count, eligible_total, description_chars)
+    chars = len("<available_skills>") + len("</available_skills>") + (len(note) if note else 0)
+    lines = 2 + (1 if note else 0)
+    for skill, (fixed_chars, fixed_lines) in zip(skills[:count], sizes):
+        chars, lines = chars + fixed_chars, lines + fixed_lines
+        description = _shorten(skill.description, description_chars)
+        if description:
+            chars, lines = chars + _DESCRIPTION_TAGS + len(xml_escape(description)), lines + 1
+    return chars + lines - 1  # the line breaks between the lines
 
 
 def _skill_lines(skill: Skill, description: str) -> list[str]:
