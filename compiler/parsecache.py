@@ -47,12 +47,18 @@ SUFFIX = ".json"
 
 
 def cache_dir(environ: Mapping[str, str] = os.environ) -> Path | None:
-    """Where the stores live, or None when `PROMPTC_CACHE_DIR` is set empty."""
+    """Where the stores live, or None when `PROMPTC_CACHE_DIR` is set empty (or there is no home
+    directory to put them in)."""
     chosen = environ.get(ENV_VAR)
     if chosen is not None:
         return Path(chosen) if chosen else None
     xdg = environ.get("XDG_CACHE_HOME")
-    return (Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".cache") / "promptc"
+    if xdg and os.path.isabs(xdg):
+        return Path(xdg) / "promptc"
+    try:
+        return Path.home() / ".cache" / "promptc"
+    except (RuntimeError, KeyError, OSError):  # no home directory to be found: no disk cache
+        return None
 
 
 def file_key(sources: Sequence[str]) -> str:

@@ -173,6 +173,17 @@ def test_without_a_setting_the_cache_is_under_xdg_cache_home(tmp_path):
     assert parsecache.cache_dir({"XDG_CACHE_HOME": "relative"}) == Path.home() / ".cache" / "promptc"
 
 
+def test_no_home_directory_means_no_disk_cache_not_a_crash(monkeypatch, workspace, templates):
+    def nowhere() -> Path:
+        raise RuntimeError("Could not determine home directory.")
+
+    monkeypatch.setattr(Path, "home", staticmethod(nowhere))
+    monkeypatch.delenv(parsecache.ENV_VAR, raising=False)
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    assert parsecache.cache_dir() is None
+    assert "Look up the forecast" in fresh_text(workspace, templates)
+
+
 def test_a_cache_path_that_cannot_be_a_directory_costs_nothing_but_speed(tmp_path, monkeypatch, workspace, templates):
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")
