@@ -92,10 +92,17 @@ def check_printf(what: str, template: Any, values: Any) -> None:
     arguments = values if isinstance(values, tuple) else (values,)
     for match in _PRINTF.finditer(template):
         for size in match.group(1, 2):
-            if size and size != "*" and (len(size) > 8 or int(size) > MAX_TEXT_CHARS):
-                raise refuse(what, int(size) if len(size) <= 30 else 10**30)
+            if size and size != "*":
+                _check_written(what, size)
         if "*" in match.group(1, 2):
             _check_widths(what, arguments)
+
+
+def _check_written(what: str, digits: str) -> None:
+    """Refuse a width or precision written in a format over the limit (one of more than 30 digits
+    is said as 10**30: Python will not read a number of thousands of digits)."""
+    if len(digits) > 8 or int(digits) > MAX_TEXT_CHARS:
+        raise refuse(what, int(digits) if len(digits) <= 30 else 10**30)
 
 
 def _check_widths(what: str, values: Iterable[Any]) -> None:
@@ -114,8 +121,7 @@ def check_format(template: str, args: tuple[Any, ...], kwargs: Mapping[str, Any]
     for match in _FORMAT_FIELD.finditer(template):
         spec = match.group(1)
         for digits in re.findall(r"\d+", spec):
-            if len(digits) > 8 or int(digits) > MAX_TEXT_CHARS:
-                raise refuse("'format'", int(digits) if len(digits) <= 30 else 10**30)
+            _check_written("'format'", digits)
         if "{" in spec:
             _check_widths("'format'", (*args, *kwargs.values()))
 
@@ -157,10 +163,13 @@ def _before_replace(s: Any, old: Any, new: Any, count: Any = None) -> None:
         raise refuse("'replace'", size)
 
 
-def _before_width(what: str) -> Callable[..., None]:
-    def check(value: Any, width: Any = 0, *_: Any, **__: Any) -> None:
-        if _whole(width) and width > MAX_TEXT_CHARS:
-            raise refuse(what, width)
+def _before_size(what: str, text: bool = True) -> Callable[..., None]:
+    """A check of a step's size argument (a width, a count) against the text or list limit."""
+    limit = MAX_TEXT_CHARS if text else MAX_ITEMS
+
+    def check(value: Any, size: Any = 0, *_: Any, **__: Any) -> None:
+        if _whole(size) and size > limit:
+            raise refuse(what, size, text)
 
     return check
 
@@ -180,14 +189,6 @@ def _before_wordwrap(s: Any, width: Any = 79, break_long_words: Any = True, wrap
             raise refuse("'wordwrap'", size)
 
 
-def _before_count(what: str) -> Callable[..., None]:
-    def check(value: Any, count: Any = 0, *_: Any, **__: Any) -> None:
-        if _whole(count) and count > MAX_ITEMS:
-            raise refuse(what, count, text=False)
-
-    return check
-
-
 def _before_format(value: Any, *args: Any, **kwargs: Any) -> None:
     if args and kwargs:
         return  # Jinja refuses this itself
@@ -197,11 +198,11 @@ def _before_format(value: Any, *args: Any, **kwargs: Any) -> None:
 FILTER_CHECKS: dict[str, Callable[..., None]] = {
     "join": _before_join,
     "replace": _before_replace,
-    "center": _before_width("'center'"),
+    "center": _before_size("'center'"),
     "indent": _before_indent,
     "wordwrap": _before_wordwrap,
-    "batch": _before_count("'batch'"),
-    "slice": _before_count("'slice'"),
+    "batch": _before_size("'batch'", text=False),
+    "slice": _before_size("'slice'", text=False),
     "format": _before_format,
 }
 """Filters that could make something enormous in one step, checked before they run."""
@@ -236,8 +237,8 @@ def _guarded(name: str, function: Callable[..., Any]) -> Callable[..., Any]:
 
 
 _TEXT_METHODS: dict[str, Callable[..., None]] = {
-    "center": _before_width("'center'"), "ljust": _before_width("'ljust'"), "rjust": _before_width("'rjust'"),
-    "zfill": _before_width("'zfill'"),
+    "center": _before_size("'center'"), "ljust": _before_size("'ljust'"), "rjust": _before_size("'rjust'"),
+    "zfill": _before_size("'zfill'"),
 }  # fmt: skip
 
 
