@@ -37,12 +37,12 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from promptc import Request, RunFacts, load_run_facts  # noqa: E402
-from promptc.cache import replay, simulate, trace  # noqa: E402
-from promptc.cache.pricing import ANTHROPIC  # noqa: E402
-from promptc.cache.simulate import Turn, Unit  # noqa: E402
-from promptc.config import runfacts  # noqa: E402
+from promptc.features.cache import replay, simulate, trace  # noqa: E402
+from promptc.features.cache.pricing import ANTHROPIC  # noqa: E402
+from promptc.features.cache.simulate import Turn, Unit  # noqa: E402
+from promptc.inputs import runfacts  # noqa: E402
 from promptc.pipeline import compile_pending  # noqa: E402
-from promptc.workspace import skills  # noqa: E402
+from promptc.skills import discover as skills  # noqa: E402
 
 SHARED = Path(os.environ.get("PROMPTC_SHARED", REPO.parent / "shared"))
 CORPUS = SHARED / "corpus"
@@ -68,7 +68,9 @@ def request(workspace: Path, layout: tuple[str, ...]) -> Request:
     run = load_run_facts(REPO / "examples" / "run.yaml")
     layers = tuple(Path(item.removeprefix("config:")) for item in layout if item.startswith("config:"))
     overrides = tuple(item for item in layout if not item.startswith("config:"))
-    return Request(run=run, config_paths=(REPO / "examples" / "config.yaml", *layers), overrides=overrides, workspace=workspace)
+    return Request(
+        run=run, config_paths=(REPO / "examples" / "config.yaml", *layers), overrides=overrides, workspace=workspace
+    )
 
 
 def price_layouts(workspace: Path, events: tuple[trace.Event, ...]) -> dict[str, simulate.Result]:
@@ -91,19 +93,26 @@ def listed_skills(workspace: Path) -> list[dict[str, str]]:
     found, _ = skills.discover([workspace / "skills"])
     return [
         {"name": s.name, "description": s.description, "location": s.location, "version": s.version}
-        for s in found if s.name in listed
-    ]  # fmt: skip
+        for s in found
+        if s.name in listed
+    ]
 
 
 def harness_facts(run: RunFacts, listed: list[dict[str, str]]) -> dict[str, Any]:
     """Our run facts in the harness's terms (../shared/tools/openclaw-ref/README.md)."""
     facts: dict[str, Any] = {
         "skills": listed,
-        "session_kind": run.session, "channel": run.channel, "chat_type": run.chat_type,
-        "capabilities": list(run.capabilities), "tools": [{"name": t.name, "summary": t.summary} for t in run.tools],
-        "owners": list(run.owners), "model": run.model, "timezone": "Europe/Lisbon", "thinking": run.thinking,
+        "session_kind": run.session,
+        "channel": run.channel,
+        "chat_type": run.chat_type,
+        "capabilities": list(run.capabilities),
+        "tools": [{"name": t.name, "summary": t.summary} for t in run.tools],
+        "owners": list(run.owners),
+        "model": run.model,
+        "timezone": "Europe/Lisbon",
+        "thinking": run.thinking,
         "runtime": {"host": run.host, "os": run.os, "arch": run.arch, "shell": run.shell},
-    }  # fmt: skip
+    }
     if run.extra_prompt:
         facts["extra_system_prompt"] = run.extra_prompt
     if run.reactions:
@@ -135,7 +144,9 @@ def openclaw_turns(workspace: Path, events: tuple[trace.Event, ...], count: Any)
             trace.apply(event.edits, copy, event, TRACE)
         run = dataclasses.replace(base, **{k: getattr(runfacts.from_mapping(event.run), k) for k in event.run})
         facts = harness_facts(run, listed)
-        key = hashlib.sha256(f"{workspace.name}|{_digest(copy)}|{json.dumps(facts, sort_keys=True)}".encode()).hexdigest()
+        key = hashlib.sha256(
+            f"{workspace.name}|{_digest(copy)}|{json.dumps(facts, sort_keys=True)}".encode()
+        ).hexdigest()
         state.setdefault(key, facts)
         keys.append(key)
     turns = []
@@ -181,7 +192,9 @@ def main() -> None:
     events = trace.load(TRACE)
     counter = replay._Counter()
     with_openclaw = not args.no_openclaw and HARNESS.is_file() and (OPENCLAW_DIR / "node_modules" / "openclaw").is_dir()
-    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; tokens: {counter.method}")
+    print(
+        f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; tokens: {counter.method}"
+    )
     print(f"trace: {TRACE.relative_to(REPO)} ({len(events)} turns); Anthropic rules: {ANTHROPIC.notes[0]}")
     for name in args.workspaces:
         workspace = CORPUS / name
@@ -201,7 +214,9 @@ def main() -> None:
 def _table(name: str, results: dict[str, simulate.Result], openclaw: simulate.Result | None, runs: int) -> None:
     base = results[BASELINE].cost
     print(f"\n{name}")
-    header = f"  {'layout':28} {'cost':>12} {'cached':>7} {'vs single 5m':>13}" + (f" {'vs OpenClaw':>12}" if openclaw else "")
+    header = f"  {'layout':28} {'cost':>12} {'cached':>7} {'vs single 5m':>13}" + (
+        f" {'vs OpenClaw':>12}" if openclaw else ""
+    )
     print(header)
     rows = list(results.items()) + ([("OpenClaw 2026.7.1 (its boundary, 5m)", openclaw)] if openclaw else [])
     for layout, result in rows:

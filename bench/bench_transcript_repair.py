@@ -45,8 +45,15 @@ def _line(n: int) -> str:
     if n % 997 == 500:
         return '{"type":"message","id":"trunc'
     message = _message(n)
-    return json.dumps({"type": "message", "id": f"{n:08x}", "parentId": f"{n - 1:08x}" if n else None,
-                       "timestamp": "2026-01-01T00:00:01Z", "message": message})
+    return json.dumps(
+        {
+            "type": "message",
+            "id": f"{n:08x}",
+            "parentId": f"{n - 1:08x}" if n else None,
+            "timestamp": "2026-01-01T00:00:01Z",
+            "message": message,
+        }
+    )
 
 
 def _message(n: int) -> dict:
@@ -58,11 +65,24 @@ def _message(n: int) -> dict:
     if kind == 0:
         return {"role": "user", "content": f"question {n}: " + "please look at this " * 20, "timestamp": n}
     if kind == 1:
-        return {"role": "assistant", "stopReason": "toolUse", "timestamp": n, "usage": {"input": 900, "output": 40},
-                "content": [{"type": "text", "text": "Let me check. " * 10},
-                            {"type": "toolCall", "id": f"call_{n}", "name": "read", "arguments": {"path": f"/f/{n}"}}]}
-    return {"role": "toolResult", "toolCallId": f"call_{n - 1}", "toolName": "read", "isError": False,
-            "timestamp": n, "content": [{"type": "text", "text": "file contents line\n" * 60}]}
+        return {
+            "role": "assistant",
+            "stopReason": "toolUse",
+            "timestamp": n,
+            "usage": {"input": 900, "output": 40},
+            "content": [
+                {"type": "text", "text": "Let me check. " * 10},
+                {"type": "toolCall", "id": f"call_{n}", "name": "read", "arguments": {"path": f"/f/{n}"}},
+            ],
+        }
+    return {
+        "role": "toolResult",
+        "toolCallId": f"call_{n - 1}",
+        "toolName": "read",
+        "isError": False,
+        "timestamp": n,
+        "content": [{"type": "text", "text": "file contents line\n" * 60}],
+    }
 
 
 def run_phase(phase: str, path: str, trace: bool) -> dict:
@@ -99,7 +119,9 @@ def _load_every_line(path: str) -> list:
 def measure(phase: str, path: Path, trace: bool) -> dict:
     child = subprocess.run(
         [sys.executable, __file__, "--phase", phase, "--file", str(path)] + (["--trace"] if trace else []),
-        check=True, capture_output=True, text=True,
+        check=True,
+        capture_output=True,
+        text=True,
     )
     return json.loads(child.stdout)
 
@@ -133,15 +155,21 @@ def report(directory: Path, target: int) -> None:
     write_session(path, target)  # the first run repaired it; trace a run that has work to do
     repair = repair_rss | {"traced": measure("repair", path, trace=True)["traced"]}
     for row in (idle, baseline, repair):
-        print(f"{row['phase']:>8}: {row['seconds']:6.2f} s  peak RSS {row['rss'] / MIB:7.1f} MiB"
-              + (f"  traced peak {row['traced'] / MIB:7.2f} MiB" if row["traced"] is not None else "")
-              + f"  ({row['detail']})")
+        print(
+            f"{row['phase']:>8}: {row['seconds']:6.2f} s  peak RSS {row['rss'] / MIB:7.1f} MiB"
+            + (f"  traced peak {row['traced'] / MIB:7.2f} MiB" if row["traced"] is not None else "")
+            + f"  ({row['detail']})"
+        )
     over_idle = repair["rss"] - idle["rss"]
     print(f"repair peak RSS above an idle interpreter: {over_idle / MIB:.1f} MiB = {over_idle / size:.3f} x file size")
-    print(f"repair traced peak: {repair['traced'] / size:.4f} x file size; "
-          f"{repair['traced'] / baseline['traced']:.4f} x the json.loads baseline")
-    print(f"baseline peak RSS above idle: {(baseline['rss'] - idle['rss']) / size:.2f} x file size; "
-          f"repair/baseline (above idle): {over_idle / (baseline['rss'] - idle['rss']):.3f}")
+    print(
+        f"repair traced peak: {repair['traced'] / size:.4f} x file size; "
+        f"{repair['traced'] / baseline['traced']:.4f} x the json.loads baseline"
+    )
+    print(
+        f"baseline peak RSS above idle: {(baseline['rss'] - idle['rss']) / size:.2f} x file size; "
+        f"repair/baseline (above idle): {over_idle / (baseline['rss'] - idle['rss']):.3f}"
+    )
 
 
 def report_long_line(directory: Path, line_bytes: int) -> None:
@@ -158,8 +186,10 @@ def report_long_line(directory: Path, line_bytes: int) -> None:
     size = path.stat().st_size
     idle, repair = measure("idle", idle_path, trace=False), measure("long-line", path, trace=False)
     print(f"session file: {size / MIB:.1f} MiB, one line of {line_bytes / MIB:.0f} MiB")
-    print(f"repair: {repair['seconds']:.2f} s, peak RSS {repair['rss'] / MIB:.1f} MiB "
-          f"({(repair['rss'] - idle['rss']) / MIB:.1f} MiB above an idle interpreter)  ({repair['detail']})")
+    print(
+        f"repair: {repair['seconds']:.2f} s, peak RSS {repair['rss'] / MIB:.1f} MiB "
+        f"({(repair['rss'] - idle['rss']) / MIB:.1f} MiB above an idle interpreter)  ({repair['detail']})"
+    )
 
 
 if __name__ == "__main__":

@@ -22,17 +22,22 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import openclaw_ref as ref  # noqa: E402
+import openclaw_ref as ref
 
 VARIANT_CHANGES: tuple[dict, ...] = (
     {},
     # Before the delegation variant: the two sections exclude each other, and the builder's own
     # order (the first seen, when nothing else decides) puts this one first.
     {"proactiveSubagentOrchestration": True},
-    {"channel": "webchat", "model_aliases": {"sonnet": "anthropic/claude-sonnet-4-6"}, "reasoning_tag_hint": True,
-     "delegation_mode": "prefer", "sandbox": {"enabled": True, "containerWorkspaceDir": "/sandbox"},
-     "tools_extra": ["subagents", "skill_workshop"]},
-)  # fmt: skip
+    {
+        "channel": "webchat",
+        "model_aliases": {"sonnet": "anthropic/claude-sonnet-4-6"},
+        "reasoning_tag_hint": True,
+        "delegation_mode": "prefer",
+        "sandbox": {"enabled": True, "containerWorkspaceDir": "/sandbox"},
+        "tools_extra": ["subagents", "skill_workshop"],
+    },
+)
 """Changes over the harness's example turn; together they switch on every section."""
 ALIASES = {"## Subagent Context": "## Conversation Context"}
 """Headings the builder uses for the same slot in another mode: merged as one, listed right after it."""

@@ -26,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import openclaw_ref as ref  # noqa: E402
+import openclaw_ref as ref
 
 
 def cases(only: str | None) -> list[tuple[Path, str, str]]:
@@ -55,7 +55,9 @@ def compare(all_cases, facts, table, show: int) -> None:
             if ours_ids != theirs_ids:
                 print(f"    ours:   {' '.join(ours_ids)}\n    theirs: {' '.join(theirs_ids)}")
             if ours_files != theirs_files:
-                print(f"    files only ours: {sorted(ours_files - theirs_files)}; only theirs: {sorted(theirs_files - ours_files)}")
+                print(
+                    f"    files only ours: {sorted(ours_files - theirs_files)}; only theirs: {sorted(theirs_files - ours_files)}"
+                )
     total = len(all_cases)
     print(f"section headings match (through the order table): {heading_ok}/{total}")
     print(f"heading lines match word for word: {literal_ok}/{total}")
@@ -66,7 +68,9 @@ def guidance(facts) -> None:
     ws = ref.CORPUS / "okbest2024-backup"
     ours = ref.promptc_guidance(ref.promptc(ws, facts, "main", "full"))
     theirs = ref.openclaw_guidance(ref.openclaw(ws, facts, "main", "full", prompt=True))
-    print(f"okbest2024-backup main/full guidance chars (prompt minus files and skills): promptc {len(ours)}, OpenClaw {len(theirs)}")
+    print(
+        f"okbest2024-backup main/full guidance chars (prompt minus files and skills): promptc {len(ours)}, OpenClaw {len(theirs)}"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

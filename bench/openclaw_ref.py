@@ -22,13 +22,13 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from promptc import Request, RunFacts, Tool  # noqa: E402
-from promptc.config import layers  # noqa: E402
+from promptc._lib.resources import templates_root  # noqa: E402
+from promptc._lib.text import normalise  # noqa: E402
+from promptc.inputs import layers  # noqa: E402
 from promptc.pipeline import compile_pending  # noqa: E402
-from promptc.resources import templates_root  # noqa: E402
-from promptc.sections.text import normalise  # noqa: E402
 
 try:  # the file tags arrived with issue 10; older checkouts have none
-    from promptc.sections.variables import file_fence  # noqa: E402
+    from promptc.sections.variables import file_fence
 except ImportError:  # pragma: no cover
 
     def file_fence(name: str, text: str) -> tuple[str, str]:
@@ -98,7 +98,9 @@ def promptc_request(workspace: Path, facts: dict[str, Any], kind: str, mode: str
         channel=facts.get("channel"),
         chat_type=facts.get("chat_type"),
         capabilities=tuple(facts.get("capabilities", ())),
-        tools=tuple(Tool(t["name"], t.get("summary", "")) if isinstance(t, dict) else Tool(t) for t in facts.get("tools", ())),
+        tools=tuple(
+            Tool(t["name"], t.get("summary", "")) if isinstance(t, dict) else Tool(t) for t in facts.get("tools", ())
+        ),
         owners=tuple(facts.get("owners", ())),
         extra_prompt=facts.get("extra_system_prompt"),
         model=facts.get("model"),
@@ -131,7 +133,7 @@ def promptc_request(workspace: Path, facts: dict[str, Any], kind: str, mode: str
 
 
 def _located(tree: dict[str, Any]):
-    from promptc.config import yamlsrc
+    from promptc.inputs import yamlsrc
 
     return yamlsrc.parse(yaml.safe_dump(tree), "openclaw-compare", Exception)
 
@@ -174,7 +176,15 @@ def openclaw_structure(result: dict[str, Any], table: dict[str, Any]) -> tuple[l
             section = "dynamic_context"
         if section == "dynamic_context":
             side = "volatile"
-        if section in ("authorized_senders", "messaging", "runtime", "reactions", "heartbeats", "group_context", "voice"):
+        if section in (
+            "authorized_senders",
+            "messaging",
+            "runtime",
+            "reactions",
+            "heartbeats",
+            "group_context",
+            "voice",
+        ):
             side = "volatile"
         ids.append(section)
     return ids, files
@@ -201,7 +211,11 @@ def promptc_structure(prompt, table: dict[str, Any]) -> tuple[list[str], set[tup
     """(ids of rendered sections OpenClaw has a heading for, {(file, side)}) of a promptc prompt."""
     with_heading = {section for section, row in table["sections"].items() if row["openclaw"]}
     ids = [s.id for s in prompt.sections if s.id in with_heading]
-    files = {(f.name, "volatile" if f.dynamic else "stable") for f in prompt.files if f.injected and normalise(f.text) in prompt.text}
+    files = {
+        (f.name, "volatile" if f.dynamic else "stable")
+        for f in prompt.files
+        if f.injected and normalise(f.text) in prompt.text
+    }
     return ids, files
 
 

@@ -41,9 +41,11 @@ def main() -> None:
         finally:
             stop.set()
             swapper.join()
-    print(f"{options.compiles} compiles: {counts['clean']} read the workspace, {counts['outside']} resolved the link "
-          f"(and read it as the workspace), {counts['refused']} noticed the swap and failed, "
-          f"{counts['crashed']} failed with an internal error, {counts['injected']} injected an outside file")  # fmt: skip
+    print(
+        f"{options.compiles} compiles: {counts['clean']} read the workspace, {counts['outside']} resolved the link "
+        f"(and read it as the workspace), {counts['refused']} noticed the swap and failed, "
+        f"{counts['crashed']} failed with an internal error, {counts['injected']} injected an outside file"
+    )
     sys.exit(1 if counts["injected"] else 0)
 
 

@@ -24,8 +24,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -65,7 +65,9 @@ ROWS: list[Row] = []
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repetitions (rougher figures)")
-    parser.add_argument("--openclaw-dir", help="where OpenClaw 2026.7.1 is installed (default: the harness's own search)")
+    parser.add_argument(
+        "--openclaw-dir", help="where OpenClaw 2026.7.1 is installed (default: the harness's own search)"
+    )
     options = parser.parse_args()
     reps = 0.25 if options.quick else 1.0
     print(_machine())
@@ -88,19 +90,40 @@ def turn_facts() -> RunFacts:
     facts = json.loads(TURN.read_text(encoding="utf-8"))
     runtime = facts.get("runtime", {})
     return RunFacts(
-        session=facts.get("session_kind", "main"), channel=facts["channel"], chat_type=facts["chat_type"],
-        capabilities=tuple(facts["capabilities"]), tools=tuple(Tool(t["name"], t["summary"]) for t in facts["tools"]),
-        owners=tuple(facts["owners"]), extra_prompt=facts["extra_system_prompt"], model=facts["model"],
-        reactions=facts["reactions"]["level"], tts_hint=facts["tts_hint"], thinking=facts["thinking"],
-        host=runtime.get("host"), os=runtime.get("os"), arch=runtime.get("arch"), shell=runtime.get("shell"),
-    )  # fmt: skip
+        session=facts.get("session_kind", "main"),
+        channel=facts["channel"],
+        chat_type=facts["chat_type"],
+        capabilities=tuple(facts["capabilities"]),
+        tools=tuple(Tool(t["name"], t["summary"]) for t in facts["tools"]),
+        owners=tuple(facts["owners"]),
+        extra_prompt=facts["extra_system_prompt"],
+        model=facts["model"],
+        reactions=facts["reactions"]["level"],
+        tts_hint=facts["tts_hint"],
+        thinking=facts["thinking"],
+        host=runtime.get("host"),
+        os=runtime.get("os"),
+        arch=runtime.get("arch"),
+        shell=runtime.get("shell"),
+    )
 
 
 def config_for(workspace: Path, scratch: Path) -> Path:
     """Timezone and heartbeats as the harness's turn has them (HEARTBEAT.md below the boundary)."""
     path = scratch / f"config-{workspace.name}.yaml"
-    path.write_text(yaml.safe_dump({"agents": {"defaults": {
-        "workspace": str(workspace), "userTimezone": "Europe/Berlin", "heartbeat": {"enabled": True}}}}))  # fmt: skip
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "agents": {
+                    "defaults": {
+                        "workspace": str(workspace),
+                        "userTimezone": "Europe/Berlin",
+                        "heartbeat": {"enabled": True},
+                    }
+                }
+            }
+        )
+    )
     return path
 
 
@@ -145,12 +168,16 @@ def peak_rss_mib(argv: list[str], env: dict[str, str]) -> float | None:
     """Peak RSS of one run, as GNU time reports it (a fork of this process would report ours)."""
     if not Path("/usr/bin/time").exists():
         return None
-    done = subprocess.run(["/usr/bin/time", "-f", "%M", *argv], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, text=True)
+    done = subprocess.run(
+        ["/usr/bin/time", "-f", "%M", *argv], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, text=True
+    )
     lines = done.stderr.strip().splitlines()
     return int(lines[-1]) / 1024 if done.returncode == 0 and lines and lines[-1].isdigit() else None
 
 
-def row(what: str, value: float, baseline: float | None, baseline_label: str, target: float | None = None, unit: str = "ms") -> None:
+def row(
+    what: str, value: float, baseline: float | None, baseline_label: str, target: float | None = None, unit: str = "ms"
+) -> None:
     ratio = None if baseline is None else value / baseline
     base = "" if baseline is None else f"{baseline:.3f} {unit} {baseline_label}"
     ROWS.append(Row(what, f"{value:.3f} {unit}", base, ratio, target))
@@ -189,8 +216,11 @@ def warm_turns(scratch: Path, reps: float, openclaw_dir: str | None) -> None:
         label = "OpenClaw median_build_ms"
         targeted = name in TARGETED
         config = config_for(workspace, scratch)
-        for title, options, target in (("default check", {}, 0.5), ("stat sweep only", {"notify": False}, None),
-                                       ("check_files=False", {"check_files": False}, 0.25)):  # fmt: skip
+        for title, options, target in (
+            ("default check", {}, 0.5),
+            ("stat sweep only", {"notify": False}, None),
+            ("check_files=False", {"check_files": False}, 0.25),
+        ):
             compiler = Compiler(config_paths=[config], **options)
             repeat = median_ms(lambda: compiler.compile_pending(run), int(600 * reps))
             fresh = iter(others * 4)
@@ -206,11 +236,23 @@ def warm_turns(scratch: Path, reps: float, openclaw_dir: str | None) -> None:
 def cli_in_process(scratch: Path, reps: float) -> None:
     run_file = scratch / "run.yaml"
     facts = json.loads(TURN.read_text(encoding="utf-8"))
-    run_file.write_text(yaml.safe_dump({
-        "session": "main", "channel": facts["channel"], "chat_type": facts["chat_type"],
-        "capabilities": facts["capabilities"], "tools": facts["tools"], "owners": facts["owners"],
-        "extra_prompt": facts["extra_system_prompt"], "model": facts["model"], "reactions": "minimal",
-        "tts_hint": facts["tts_hint"], "thinking": facts["thinking"]}))  # fmt: skip
+    run_file.write_text(
+        yaml.safe_dump(
+            {
+                "session": "main",
+                "channel": facts["channel"],
+                "chat_type": facts["chat_type"],
+                "capabilities": facts["capabilities"],
+                "tools": facts["tools"],
+                "owners": facts["owners"],
+                "extra_prompt": facts["extra_system_prompt"],
+                "model": facts["model"],
+                "reactions": "minimal",
+                "tts_hint": facts["tts_hint"],
+                "thinking": facts["thinking"],
+            }
+        )
+    )
     for name in TARGETED:
         workspace = CORPUS / name
         if not workspace.is_dir():
@@ -243,11 +285,13 @@ def _precompiled(text: str, workspace: Path) -> tuple[jinja2.Template, dict[str,
     as variables, compiled once; it must render the exact text."""
     compiler = Compiler(workspace=workspace)
     prompt = compiler.compile(turn_facts())
-    pieces = sorted({f.text for f in prompt.files if f.injected and f.text} | ({prompt.skills.text} - {""}), key=text.find)
+    pieces = sorted(
+        {f.text for f in prompt.files if f.injected and f.text} | ({prompt.skills.text} - {""}), key=text.find
+    )
     source, values, parts, position = [], {}, [], 0
     for index, piece in enumerate(p for p in pieces if text.find(p, position) >= 0):
         at = text.find(piece, position)
-        source += ["{% raw %}" + text[position:at] + "{% endraw %}", "{{ v%d }}" % index]
+        source += ["{% raw %}" + text[position:at] + "{% endraw %}", f"{{{{ v{index} }}}}"]
         values[f"v{index}"] = piece
         parts += [text[position:at], piece]
         position = at + len(piece)
@@ -269,8 +313,16 @@ def cold_start(scratch: Path, reps: float) -> None:
     okbest = CORPUS / "okbest2024-backup"
     commands = {
         "bare": [python, "-c", "import jinja2, yaml"],
-        "render example": [python, "-m", "promptc", "render", "--config", str(REPO / "examples/config.yaml"),
-                           "--run", str(REPO / "examples/run.yaml")],  # fmt: skip
+        "render example": [
+            python,
+            "-m",
+            "promptc",
+            "render",
+            "--config",
+            str(REPO / "examples/config.yaml"),
+            "--run",
+            str(REPO / "examples/run.yaml"),
+        ],
     }
     if okbest.is_dir():
         commands["render okbest"] = [python, "-m", "promptc", "render", "--workspace", str(okbest)]
@@ -279,7 +331,9 @@ def cold_start(scratch: Path, reps: float) -> None:
     # The parse cache (compiler/parsecache.py) in a directory of this run's, filled by one run
     # first, as an earlier run leaves it; the last command runs with it turned off.
     scratch_env = {**env, "PROMPTC_CACHE_DIR": str(scratch / "parse-cache")}
-    envs = {name: scratch_env for name in commands} | {"render okbest, no parse cache": {**env, "PROMPTC_CACHE_DIR": ""}}
+    envs = {name: scratch_env for name in commands} | {
+        "render okbest, no parse cache": {**env, "PROMPTC_CACHE_DIR": ""}
+    }
     for name, argv in commands.items():
         wall_ms(argv, envs[name])
     times: dict[str, list[float]] = {name: [] for name in commands}
@@ -287,11 +341,28 @@ def cold_start(scratch: Path, reps: float) -> None:
         for name, argv in commands.items():  # interleaved, so a busy moment hits every command alike
             times[name].append(wall_ms(argv, envs[name]))
     median = {name: statistics.median(values) for name, values in times.items()}
-    row("cold `promptc render` (example)", median["render example"], median["bare"], 'bare `python -c "import jinja2, yaml"`', 2.0)
+    row(
+        "cold `promptc render` (example)",
+        median["render example"],
+        median["bare"],
+        'bare `python -c "import jinja2, yaml"`',
+        2.0,
+    )
     if "render okbest" in median:
         row("cold `promptc render` (okbest2024-backup)", median["render okbest"], median["bare"], "bare imports", 2.0)
-        row("cold `promptc context` with tokens (okbest2024-backup)", median["context okbest"], median["render okbest"], "cold render", 1.5)
-        row("cold `promptc render` (okbest2024-backup), parse cache off", median["render okbest, no parse cache"], median["bare"], "bare imports")
+        row(
+            "cold `promptc context` with tokens (okbest2024-backup)",
+            median["context okbest"],
+            median["render okbest"],
+            "cold render",
+            1.5,
+        )
+        row(
+            "cold `promptc render` (okbest2024-backup), parse cache off",
+            median["render okbest, no parse cache"],
+            median["bare"],
+            "bare imports",
+        )
     for name, argv in commands.items():
         peak = peak_rss_mib(argv, envs[name])
         if peak is not None:
@@ -310,7 +381,11 @@ def workspace_growth(scratch: Path, reps: float) -> None:
     for factor in (1, 4, 16):
         workspace = _scaled_workspace(source, scratch / f"x{factor}", factor)
         compiler = Compiler(workspace=workspace)
-        cold[factor] = median_ms(lambda: Compiler(workspace=workspace, check_files=False).compile_pending(turn_facts()), int(20 * reps), warmup=1)
+        cold[factor] = median_ms(
+            lambda: Compiler(workspace=workspace, check_files=False).compile_pending(turn_facts()),
+            int(20 * reps),
+            warmup=1,
+        )
         fresh = iter(dataclasses.replace(turn_facts(), extra_prompt=f"turn {i}") for i in range(100_000))
         warm[factor] = median_ms(lambda: compiler.compile_pending(next(fresh)), int(300 * reps))
     for factor in (4, 16):
@@ -322,7 +397,9 @@ def _scaled_workspace(source: Path, target: Path, factor: int) -> Path:
     target.mkdir(parents=True)
     for path in source.iterdir():
         if path.is_file():
-            (target / path.name).write_text(path.read_text(encoding="utf-8", errors="replace") * factor, encoding="utf-8")
+            (target / path.name).write_text(
+                path.read_text(encoding="utf-8", errors="replace") * factor, encoding="utf-8"
+            )
     for copy in range(factor):
         shutil.copytree(source / "skills", target / "skills" / f"copy{copy}", symlinks=True)
     return target
@@ -336,7 +413,9 @@ def skills_growth(scratch: Path, reps: float) -> None:
         for index in range(count):
             skill = workspace / "skills" / f"s{index:04d}"
             skill.mkdir(parents=True)
-            (skill / "SKILL.md").write_text(f"---\nname: s{index:04d}\ndescription: Skill number {index}.\n---\nBody.\n")
+            (skill / "SKILL.md").write_text(
+                f"---\nname: s{index:04d}\ndescription: Skill number {index}.\n---\nBody.\n"
+            )
         (workspace / "AGENTS.md").write_text("Rules.\n")
         compiler = Compiler(workspace=workspace)
         turns[count] = median_ms(lambda: compiler.compile_pending(turn_facts()), int(600 * reps))
@@ -366,8 +445,16 @@ def bundle(scratch: Path) -> None:
     if not workspace.is_dir():
         workspace = REPO / "examples" / "workspace"
     config, matrix = scratch / "bundle-config.yaml", scratch / "matrix.yaml"
-    config.write_text(yaml.safe_dump({"agents": {"defaults": {"workspace": str(workspace), "heartbeat": {"enabled": True}},
-                                                 "list": [{"id": a} for a in ("main", "helper", "scout", "scribe", "critic")]}}))  # fmt: skip
+    config.write_text(
+        yaml.safe_dump(
+            {
+                "agents": {
+                    "defaults": {"workspace": str(workspace), "heartbeat": {"enabled": True}},
+                    "list": [{"id": a} for a in ("main", "helper", "scout", "scribe", "critic")],
+                }
+            }
+        )
+    )
     matrix.write_text(MATRIX)
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     base = [sys.executable, "-m", "promptc", "bundle", "--matrix", str(matrix), "--config", str(config)]
@@ -384,10 +471,22 @@ def bundle(scratch: Path) -> None:
 
 
 def _machine() -> str:
-    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
-                if line.startswith("model name")), platform.processor()) if Path("/proc/cpuinfo").exists() else platform.processor()  # fmt: skip
+    cpu = (
+        next(
+            (
+                line.split(":", 1)[1].strip()
+                for line in Path("/proc/cpuinfo").read_text().splitlines()
+                if line.startswith("model name")
+            ),
+            platform.processor(),
+        )
+        if Path("/proc/cpuinfo").exists()
+        else platform.processor()
+    )
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return f"machine: {cpu}, {cores} cores, {platform.system()} {platform.release()}, Python {platform.python_version()}"
+    return (
+        f"machine: {cpu}, {cores} cores, {platform.system()} {platform.release()}, Python {platform.python_version()}"
+    )
 
 
 def _print_table() -> None:

@@ -18,31 +18,36 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from ._lib import resources
+from ._lib.resources import version
+
 if TYPE_CHECKING:
-    from .config.runfacts import load as load_run_facts
+    from ._lib.errors import Location, PromptcError
     from .emit.context import report as context_report
     from .emit.payloads import to_anthropic, to_bedrock, to_json, to_openai, to_responses, to_text
-    from .engine import Compiler, compile_pending, compile_prompt
-    from .errors import Location, PromptcError
-    from .model import ContextFile, Prompt, RunFacts, Sandbox, Tool
+    from .inputs.runfacts import load as load_run_facts
+    from .model.prompt import Prompt
+    from .model.runfacts import RunFacts, Sandbox, Tool
+    from .model.workspace import ContextFile
     from .pipeline import Request, StateUpdate
+    from .warm.compiler import Compiler, compile_pending, compile_prompt
 
     __version__: str
 _EXPORTS: dict[str, tuple[str, str]] = {
-    "Compiler": ("engine", "Compiler"),
-    "ContextFile": ("model", "ContextFile"),
-    "Location": ("errors", "Location"),
-    "Prompt": ("model", "Prompt"),
-    "PromptcError": ("errors", "PromptcError"),
+    "Compiler": ("warm.compiler", "Compiler"),
+    "ContextFile": ("model.workspace", "ContextFile"),
+    "Location": ("_lib.errors", "Location"),
+    "Prompt": ("model.prompt", "Prompt"),
+    "PromptcError": ("_lib.errors", "PromptcError"),
     "Request": ("pipeline", "Request"),
-    "RunFacts": ("model", "RunFacts"),
-    "Sandbox": ("model", "Sandbox"),
+    "RunFacts": ("model.runfacts", "RunFacts"),
+    "Sandbox": ("model.runfacts", "Sandbox"),
     "StateUpdate": ("pipeline", "StateUpdate"),
-    "Tool": ("model", "Tool"),
-    "compile_pending": ("engine", "compile_pending"),
-    "compile_prompt": ("engine", "compile_prompt"),
+    "Tool": ("model.runfacts", "Tool"),
+    "compile_pending": ("warm.compiler", "compile_pending"),
+    "compile_prompt": ("warm.compiler", "compile_prompt"),
     "context_report": ("emit.context", "report"),
-    "load_run_facts": ("config.runfacts", "load"),
+    "load_run_facts": ("inputs.runfacts", "load"),
     "to_anthropic": ("emit.payloads", "to_anthropic"),
     "to_bedrock": ("emit.payloads", "to_bedrock"),
     "to_json": ("emit.payloads", "to_json"),
@@ -55,21 +60,11 @@ _EXPORTS: dict[str, tuple[str, str]] = {
 __all__ = sorted([*_EXPORTS, "__version__", "version"])
 
 
-def version() -> str:
-    """The installed distribution's version (read from its metadata on first use)."""
-    from importlib import metadata
-
-    try:
-        return metadata.version("promptc")
-    except metadata.PackageNotFoundError:  # imported from a checkout that was never installed
-        return "0+unknown"
-
-
 def _lazy(name: str) -> Any:
     # `__version__` is looked up lazily too: reading distribution metadata costs milliseconds that
     # a runtime importing promptc on every start should not pay unless it asks.
     if name == "__version__":
-        return version()
+        return resources.version()
     if name not in _EXPORTS:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     module, attribute = _EXPORTS[name]

@@ -6,24 +6,26 @@ with the file-reading stages kept between turns.
 
 from __future__ import annotations
 
-from dataclasses import field
-from datetime import datetime, timezone
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Mapping, Sequence
 
-from . import checks
-from .cache import tiers as cache_tiers
-from .config import layers
-from .errors import RunFactsError, one_line
-from .model import (ContextFile, FileStatus, LoadedWorkspace, Prompt, ResolvedConfig, RunFacts, SectionOrigin, SkillsBlock,
-                    UserVariable, WorkspaceFile)  # fmt: skip
-from .records import frozen
-from .sections import catalogue, harness, providers, render, uservars, variables
-from .sources import Sources
+from . import tiers as cache_tiers
+from ._lib import checks
+from ._lib.errors import RunFactsError, one_line
+from .inputs import contributions as providers
+from .inputs import layers
+from .model.config import ResolvedConfig, UserVariable
+from .model.prompt import Prompt, SectionOrigin
+from .model.runfacts import RunFacts
+from .model.workspace import ContextFile, FileStatus, LoadedWorkspace, SkillsBlock, WorkspaceFile
+from .sections import catalogue, harness, render, uservars, variables
+from .warm.sources import Sources
 from .workspace import budget, filters, state
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Request:
     """Everything one compile needs, named explicitly."""
 
@@ -86,7 +88,7 @@ REQUEST_CHECKS: dict[str, checks.Check] = {
 """The check of every Request field but `run` (RunFacts checks its own)."""
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class StateUpdate:
     """State files a compile wants written once its prompt has been delivered."""
 
@@ -123,14 +125,21 @@ def compile_pending(request: Request) -> tuple[Prompt, StateUpdate]:
 def sources_for(request: Request) -> Sources:
     """File-reading stages for the request's fixed inputs (everything but the turn)."""
     return Sources(
-        config_paths=request.config_paths, overrides=request.overrides, config_layers=request.config_layers,
-        workspace=request.workspace, template_dirs=request.template_dirs,
-        contribution_paths=request.contribution_paths, env=request.env, plugins=request.plugins,
+        config_paths=request.config_paths,
+        overrides=request.overrides,
+        config_layers=request.config_layers,
+        workspace=request.workspace,
+        template_dirs=request.template_dirs,
+        contribution_paths=request.contribution_paths,
+        env=request.env,
+        plugins=request.plugins,
         platform=request.platform,
-    )  # fmt: skip
+    )
 
 
-def run_stages(src: Sources, run: RunFacts, session_state: Path | None = None, now: str | None = None) -> tuple[Prompt, StateUpdate]:
+def run_stages(
+    src: Sources, run: RunFacts, session_state: Path | None = None, now: str | None = None
+) -> tuple[Prompt, StateUpdate]:
     """Run every stage in order; each line is one stage and one module. `src` serves the stages
     that read files and remembers what they read. `none` mode reads no workspace at all."""
     cfg = src.config(run.agent)
@@ -141,7 +150,9 @@ def run_stages(src: Sources, run: RunFacts, session_state: Path | None = None, n
     after = state.next_state(before, bootstrap_present=_present(read, "BOOTSTRAP.md"), now=now or _utc_now())
     files, drops = read, tuple[filters.Drop, ...]()
     if reads_workspace:
-        files, drops = filters.apply_with_drops(read, cfg, run, setup_complete=after.setup_complete, workspace=root, plugins=src.plugins)
+        files, drops = filters.apply_with_drops(
+            read, cfg, run, setup_complete=after.setup_complete, workspace=root, plugins=src.plugins
+        )
     notice_files = _with_chat_dropped(files, read, drops)
     loaded, seen = _workspace_half(src, files, notice_files, cfg, root, session_state, skills=reads_workspace)
     contribution = providers.resolve(cfg, run, src.contributions(), plugins=src.plugins)
@@ -161,7 +172,7 @@ def run_stages(src: Sources, run: RunFacts, session_state: Path | None = None, n
 
 
 def _utc_now() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 # --------------------------------------------------------------------------- workspace stage
@@ -186,8 +197,14 @@ def _with_chat_dropped(
 
 
 def _workspace_half(
-    src: Sources, files: Sequence[WorkspaceFile], notice_files: Sequence[WorkspaceFile], cfg: ResolvedConfig,
-    root: Path, session_state: Path | None, *, skills: bool,
+    src: Sources,
+    files: Sequence[WorkspaceFile],
+    notice_files: Sequence[WorkspaceFile],
+    cfg: ResolvedConfig,
+    root: Path,
+    session_state: Path | None,
+    *,
+    skills: bool,
 ) -> tuple[LoadedWorkspace, tuple | None]:
     context_files = budget.apply(files, cfg.budgets, src.cuts)
     counted = context_files if notice_files == tuple(files) else budget.apply(notice_files, cfg.budgets, src.cuts)
@@ -220,7 +237,9 @@ DROP_REASONS = {
 """Why a filter (compiler/workspace/filters.py) left a file out, as the context report says it."""
 
 
-def _filtered_rows(read: Sequence[WorkspaceFile], drops: Sequence[filters.Drop], run: RunFacts) -> tuple[ContextFile, ...]:
+def _filtered_rows(
+    read: Sequence[WorkspaceFile], drops: Sequence[filters.Drop], run: RunFacts
+) -> tuple[ContextFile, ...]:
     """A report row for each file a filter left out, in load order, naming the filter."""
     by_name = {drop.file: drop.filter for drop in drops}
     session = f"{run.session} (light context)" if run.light_context else run.session
@@ -246,7 +265,7 @@ def _workspace_notes(shown_dir: str, root: Path) -> tuple[str, ...]:
 # --------------------------------------------------------------------------- result
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class _Report:
     """What a Prompt tells reports about how it was made, besides the rendered text."""
 
@@ -256,11 +275,19 @@ class _Report:
 
 
 def _assemble(
-    rendered: render.Rendered, cfg: ResolvedConfig, run: RunFacts, loaded: LoadedWorkspace, notes: tuple[str, ...],
+    rendered: render.Rendered,
+    cfg: ResolvedConfig,
+    run: RunFacts,
+    loaded: LoadedWorkspace,
+    notes: tuple[str, ...],
     report: _Report,
 ) -> Prompt:
     mode = run.effective_mode
-    surfaces = harness.codex_surfaces(rendered.stable, rendered.volatile, loaded, run, cfg.boundary_marker) if run.harness == "codex" else None
+    surfaces = (
+        harness.codex_surfaces(rendered.stable, rendered.volatile, loaded, run, cfg.boundary_marker)
+        if run.harness == "codex"
+        else None
+    )
     return Prompt(
         stable=rendered.stable,
         volatile=rendered.volatile,
@@ -274,7 +301,10 @@ def _assemble(
         files=loaded.files,
         skills=loaded.skills,
         heartbeat_skip=loaded.heartbeat_skip,
-        warnings=tuple(one_line(w) for w in notes + loaded.diagnostics + budget.describe_cuts(loaded.files) + variables.fact_warnings(run)),
+        warnings=tuple(
+            one_line(w)
+            for w in notes + loaded.diagnostics + budget.describe_cuts(loaded.files) + variables.fact_warnings(run)
+        ),
         surfaces=surfaces,
         settings=_reported_settings(cfg),
         model=run.model,

@@ -6,13 +6,14 @@ import atexit
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
+from sdk_server import _Recorder, serve
 
 from promptc.commands import cli
-from sdk_server import _Recorder, serve
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "examples"

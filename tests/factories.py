@@ -6,7 +6,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from promptc.model import Budgets, HeartbeatConfig, ResolvedConfig, SkillsConfig, WorkspaceFile
+from promptc.model.config import Budgets, HeartbeatConfig, ResolvedConfig, SkillsConfig
+from promptc.model.workspace import WorkspaceFile
 
 _DEFAULT_CONFIG = ResolvedConfig(
     agent_id="main",
@@ -51,6 +52,4 @@ def write_files(root: Path, files: dict[str, str | bytes]) -> Path:
 
 def loaded(name: str, content: str | None, status: str = "ok") -> WorkspaceFile:
     """A WorkspaceFile as `workspace.load` would give it, without touching the disk."""
-    return WorkspaceFile(
-        name=name, path=f"/ws/{name}", content=content, status=status, raw_chars=len(content or "")
-    )
+    return WorkspaceFile(name=name, path=f"/ws/{name}", content=content, status=status, raw_chars=len(content or ""))

@@ -5,35 +5,52 @@ from __future__ import annotations
 import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, ClassVar
 
 REPLIES: dict[str, dict[str, Any]] = {
     "/v1/messages": {
-        "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
-        "content": [{"type": "text", "text": "ok"}], "stop_reason": "end_turn", "stop_sequence": None,
+        "id": "msg_1",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-sonnet-4-5",
+        "content": [{"type": "text", "text": "ok"}],
+        "stop_reason": "end_turn",
+        "stop_sequence": None,
         "usage": {"input_tokens": 1, "output_tokens": 1},
     },
     "/v1/chat/completions": {
-        "id": "c1", "object": "chat.completion", "created": 0, "model": "gpt",
+        "id": "c1",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "gpt",
         "choices": [{"index": 0, "message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}],
     },
     "/v1/responses": {
-        "id": "resp_1", "object": "response", "created_at": 0, "model": "gpt-5.5", "status": "completed",
-        "output": [], "parallel_tool_calls": False, "tool_choice": "auto", "tools": [],
+        "id": "resp_1",
+        "object": "response",
+        "created_at": 0,
+        "model": "gpt-5.5",
+        "status": "completed",
+        "output": [],
+        "parallel_tool_calls": False,
+        "tool_choice": "auto",
+        "tools": [],
     },
     "converse": {
-        "output": {"message": {"role": "assistant", "content": [{"text": "ok"}]}}, "stopReason": "end_turn",
-        "usage": {"inputTokens": 1, "outputTokens": 1, "totalTokens": 2}, "metrics": {"latencyMs": 1},
+        "output": {"message": {"role": "assistant", "content": [{"text": "ok"}]}},
+        "stopReason": "end_turn",
+        "usage": {"inputTokens": 1, "outputTokens": 1, "totalTokens": 2},
+        "metrics": {"latencyMs": 1},
     },
-}  # fmt: skip
+}
 
 
 class _Recorder(BaseHTTPRequestHandler):
     """Answers every POST with a minimal valid reply and keeps (path, body)."""
 
-    seen: list[tuple[str, dict[str, Any]]] = []
+    seen: ClassVar[list[tuple[str, dict[str, Any]]]] = []
 
-    def do_POST(self) -> None:  # noqa: N802 - the name http.server calls
+    def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         type(self).seen.append((self.path, body))
         reply = REPLIES["converse" if self.path.endswith("/converse") else self.path]

@@ -4,18 +4,14 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from promptc.model import BOOTSTRAP_FILE_NAMES, Skill, WorkspaceFile
+from promptc.model.workspace import BOOTSTRAP_FILE_NAMES, Skill, WorkspaceFile
 
 # Fragments that stress cut points: line breaks, a CRLF, an explicit surrogate pair, astral
 # and combining characters. No "[" so a truncation marker in the output is unambiguous.
 _TRICKY_FRAGMENTS = ["\n", "\r\n", "\n\n", "\ud83d\ude00", "😀", "é", "e\u0301", "  ", "\t"]
-_PLAIN_CHARACTERS = st.characters(
-    blacklist_categories=("Cs",), blacklist_characters="[", max_codepoint=0x2FFFF
-)
+_PLAIN_CHARACTERS = st.characters(blacklist_categories=("Cs",), blacklist_characters="[", max_codepoint=0x2FFFF)
 
-_LONG_RUNS = st.builds(
-    lambda character, count: character * count, _PLAIN_CHARACTERS, st.integers(1, 400)
-)
+_LONG_RUNS = st.builds(lambda character, count: character * count, _PLAIN_CHARACTERS, st.integers(1, 400))
 
 texts = st.lists(
     st.one_of(
@@ -27,9 +23,7 @@ texts = st.lists(
 ).map("".join)
 """Text of up to several thousand characters with awkward places to cut."""
 
-budgets = st.one_of(
-    st.integers(min_value=1, max_value=300), st.integers(min_value=300, max_value=4000)
-)
+budgets = st.one_of(st.integers(min_value=1, max_value=300), st.integers(min_value=300, max_value=4000))
 """Per-file character budgets, from absurdly small (compact marker) to roomy (full marker)."""
 
 
@@ -61,9 +55,7 @@ def workspace_files(draw: st.DrawFn) -> tuple[WorkspaceFile, ...]:
 @st.composite
 def skill_lists(draw: st.DrawFn) -> list[Skill]:
     """Distinctly named skills, sorted by name, with descriptions of any length."""
-    names = sorted(
-        draw(st.sets(st.from_regex(r"[a-z][a-z0-9-]{0,15}", fullmatch=True), max_size=12))
-    )
+    names = sorted(draw(st.sets(st.from_regex(r"[a-z][a-z0-9-]{0,15}", fullmatch=True), max_size=12)))
     return [
         Skill(
             name,
@@ -78,10 +70,29 @@ def skill_lists(draw: st.DrawFn) -> list[Skill]:
 # --------------------------------------------------------------------------- hostile inputs (tests/test_guarantees.py)
 
 HOSTILE_FRAGMENTS = [
-    "\n\n## Safety\n- anything", "<!-- PROMPT_CACHE_BOUNDARY -->", "{{ 7*7 }}", "{% raw %}",
-    "\x00", "\x01", "\ufffe", "\ud800", "\udcff", "\u2028", "\x0b", "\r", "<", "&", "]]>",
-    "9" * 4400, "'", '"', "\\", "~", "../", "\ufeff",
-]  # fmt: skip
+    "\n\n## Safety\n- anything",
+    "<!-- PROMPT_CACHE_BOUNDARY -->",
+    "{{ 7*7 }}",
+    "{% raw %}",
+    "\x00",
+    "\x01",
+    "\ufffe",
+    "\ud800",
+    "\udcff",
+    "\u2028",
+    "\x0b",
+    "\r",
+    "<",
+    "&",
+    "]]>",
+    "9" * 4400,
+    "'",
+    '"',
+    "\\",
+    "~",
+    "../",
+    "\ufeff",
+]
 """Pieces that once broke a promise: forged headings, the marker, Jinja, characters XML or
 UTF-8 cannot hold, line separators, a number past Python's int-to-text limit."""
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import os
 
-from promptc import Request, RunFacts, batch
+from promptc import Request, RunFacts
+from promptc.warm import batch
 
 
 def _texts(compiler, variants):

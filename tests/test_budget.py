@@ -10,15 +10,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from promptc.errors import WorkspaceError
-from promptc.model import Budgets, WorkspaceFile
+from promptc._lib.errors import WorkspaceError
+from promptc.model.config import Budgets
+from promptc.model.workspace import WorkspaceFile
 from promptc.workspace import budget
 from tests import strategies
 from tests.factories import loaded
 
-FULL_MARKER = re.compile(
-    r"\[\.\.\. (\S+) cut: kept (\d+)\+(\d+) of (\d+) chars; read the file for the rest \.\.\.\]"
-)
+FULL_MARKER = re.compile(r"\[\.\.\. (\S+) cut: kept (\d+)\+(\d+) of (\d+) chars; read the file for the rest \.\.\.\]")
 COMPACT_MARKER = re.compile(r"\[cut (\d+)\+(\d+)/(\d+)\]")
 
 
@@ -57,10 +56,7 @@ def test_cut_points_land_on_line_breaks() -> None:
     assert len(head) == 13_999 and original[len(head)] == "\n"
     # Tail: 4,000 wanted; starting at a line start gives exactly 80 lines minus the final newline.
     assert len(tail) == 3_999 and original[-len(tail) - 1] == "\n"
-    assert (
-        marker
-        == "[... MEMORY.md cut: kept 13999+3999 of 39999 chars; read the file for the rest ...]"
-    )
+    assert marker == "[... MEMORY.md cut: kept 13999+3999 of 39999 chars; read the file for the rest ...]"
 
 
 def test_without_line_breaks_the_cuts_are_exactly_seventy_and_twenty_percent() -> None:
@@ -82,10 +78,7 @@ def test_small_budget_uses_the_compact_marker_and_shrinks_the_tail() -> None:
 
 
 def test_tiny_budget_shrinks_the_head_after_the_tail() -> None:
-    assert (
-        budget.truncate_file("USER.md", "HEAD-" + "a" * 1000 + "-TAIL", 19)
-        == "HEAD\n[cut 4+0/1010]"
-    )
+    assert budget.truncate_file("USER.md", "HEAD-" + "a" * 1000 + "-TAIL", 19) == "HEAD\n[cut 4+0/1010]"
 
 
 def test_budget_below_the_compact_marker_keeps_a_plain_prefix() -> None:
@@ -118,7 +111,7 @@ def test_output_fits_and_keeps_a_true_prefix_and_suffix(case: tuple[str, int]) -
     if found is None:
         assert trimmed.startswith(output)
         return
-    head, marker, tail = split_output(output)
+    head, _marker, tail = split_output(output)
     assert trimmed.startswith(head) and trimmed.endswith(tail)
     kept_head, kept_tail, size = (int(n) for n in found.groups()[-3:])
     assert (kept_head, kept_tail, size) == (len(head), len(tail), len(trimmed))
@@ -215,12 +208,8 @@ def test_floor_drops_missing_files_too() -> None:
 
 
 def test_skipped_files_pass_through_and_cost_nothing() -> None:
-    skipped = WorkspaceFile(
-        "MEMORY.md", "/ws/MEMORY.md", None, status="skipped", reason="too large"
-    )
-    first, second = budget.apply(
-        [skipped, loaded("SOUL.md", "y" * 90)], Budgets(total_max_chars=100)
-    )
+    skipped = WorkspaceFile("MEMORY.md", "/ws/MEMORY.md", None, status="skipped", reason="too large")
+    first, second = budget.apply([skipped, loaded("SOUL.md", "y" * 90)], Budgets(total_max_chars=100))
     assert (first.status, first.reason, first.injected_chars, first.text) == (
         "skipped",
         "too large",
@@ -264,9 +253,7 @@ def cut_files():
 
 
 def test_no_signature_when_nothing_was_cut() -> None:
-    assert (
-        budget.signature(budget.apply([loaded("SOUL.md", "short")], Budgets()), Budgets()) is None
-    )
+    assert budget.signature(budget.apply([loaded("SOUL.md", "short")], Budgets()), Budgets()) is None
 
 
 def test_signature_is_compact_json_of_budgets_and_cut_counts() -> None:
@@ -292,9 +279,7 @@ def test_once_shows_the_notice_once_per_truncation(tmp_path: Path) -> None:
     budget.write_seen(state, seen)
 
     changed = Budgets(max_chars=19_000, warning="once")
-    new_signature = budget.signature(
-        budget.apply([loaded("SOUL.md", "a" * 40_000)], changed), changed
-    )
+    new_signature = budget.signature(budget.apply([loaded("SOUL.md", "a" * 40_000)], changed), changed)
     assert new_signature != signature
     assert budget.notice_decision(changed, new_signature, state)[0] is True
 
@@ -353,6 +338,4 @@ def test_broken_session_state_is_a_located_error(tmp_path: Path) -> None:
 
 def test_cut_descriptions_give_the_per_file_numbers() -> None:
     result = budget.apply([loaded("SOUL.md", "a" * 40_000), loaded("USER.md", "short")], Budgets())
-    assert budget.describe_cuts(result) == (
-        "SOUL.md: 40000 chars -> 18083 injected (truncated: per-file limit)",
-    )
+    assert budget.describe_cuts(result) == ("SOUL.md: 40000 chars -> 18083 injected (truncated: per-file limit)",)

@@ -10,11 +10,10 @@ import shutil
 from pathlib import Path
 
 import pytest
-
-from promptc.emit import tokens
-
 from conftest import EXAMPLES
 from guardrail_helpers import edited_safety_dir
+
+from promptc.emit import tokens
 
 AGENTS = ["main", "helper", "scout", "scribe"]
 SESSIONS = ["main", "subagent", "cron", "heartbeat"]
@@ -52,7 +51,17 @@ channels:
 def bundle_args(tmp_path, write_yaml):
     """`promptc bundle` arguments for the 96-variant matrix over the example workspace."""
     config, matrix = write_yaml("config.yaml", CONFIG), write_yaml("matrix.yaml", MATRIX)
-    return ["bundle", "--matrix", matrix, "--config", config, "--run", EXAMPLES / "run.yaml", "--out", tmp_path / "bundle"]
+    return [
+        "bundle",
+        "--matrix",
+        matrix,
+        "--config",
+        config,
+        "--run",
+        EXAMPLES / "run.yaml",
+        "--out",
+        tmp_path / "bundle",
+    ]
 
 
 @pytest.fixture
@@ -81,7 +90,10 @@ def test_every_variant_of_the_matrix_is_in_the_manifest(run_cli, bundle_args, tm
         itertools.product(AGENTS, SESSIONS, PROVIDERS, CHANNELS)
     )
     assert {(r["session"], r["mode"]) for r in rows} == {
-        ("main", "full"), ("subagent", "minimal"), ("cron", "minimal"), ("heartbeat", "full")
+        ("main", "full"),
+        ("subagent", "minimal"),
+        ("cron", "minimal"),
+        ("heartbeat", "full"),
     }
     assert {r["model"] for r in rows if r["provider"] == "openai"} == {"openai/gpt-5.5"}
     assert {r["chat_type"] for r in rows if r["channel"] == "discord"} == {"group"}
@@ -118,7 +130,10 @@ def test_check_passes_on_a_fresh_bundle_and_fails_after_a_template_edit(run_cli,
     code, out, _ = run_cli(*bundle_args, "--check", "--templates", edited_safety)
     assert code == 1
     # The matrix varies the model with the provider, so the ids name it.
-    assert "  agent=main session=main mode=full provider=anthropic model=anthropic/claude-sonnet-4-5 channel=telegram chat=direct\n" in out
+    assert (
+        "  agent=main session=main mode=full provider=anthropic model=anthropic/claude-sonnet-4-5 channel=telegram chat=direct\n"
+        in out
+    )
     assert "cache invalidated" in out and "sections changed: safety\n" in out
     assert ": missing" not in out and ": stale" not in out  # each follows from a group above
     assert "is out of date" in out
@@ -174,8 +189,15 @@ def test_check_without_a_bundle_is_a_finding(run_cli, bundle_args):
     ],
 )
 def test_a_bad_matrix_is_bad_input(run_cli, write_yaml, tmp_path, matrix, message):
-    code, _, err = run_cli("bundle", "--matrix", write_yaml("matrix.yaml", matrix), "--workspace", EXAMPLES / "workspace",
-                           "--out", tmp_path / "bundle")  # fmt: skip
+    code, _, err = run_cli(
+        "bundle",
+        "--matrix",
+        write_yaml("matrix.yaml", matrix),
+        "--workspace",
+        EXAMPLES / "workspace",
+        "--out",
+        tmp_path / "bundle",
+    )
     assert code == 2
     assert message in err
     assert not (tmp_path / "bundle").exists()
@@ -183,8 +205,17 @@ def test_a_bad_matrix_is_bad_input(run_cli, write_yaml, tmp_path, matrix, messag
 
 def test_an_absent_axis_keeps_the_base_run_fact(run_cli, write_yaml, tmp_path):
     matrix = write_yaml("matrix.yaml", "sessions: [main, cron]\n")
-    code, _, _ = run_cli("bundle", "--matrix", matrix, "--run", EXAMPLES / "run.yaml", "--workspace", EXAMPLES / "workspace",
-                         "--out", tmp_path / "b")  # fmt: skip
+    code, _, _ = run_cli(
+        "bundle",
+        "--matrix",
+        matrix,
+        "--run",
+        EXAMPLES / "run.yaml",
+        "--workspace",
+        EXAMPLES / "workspace",
+        "--out",
+        tmp_path / "b",
+    )
     assert code == 0
     rows = _manifest(tmp_path / "b")["variants"]
     assert [(r["session"], r["mode"], r["channel"], r["provider"]) for r in rows] == [
@@ -200,13 +231,29 @@ def test_a_modes_axis_overrides_the_session_default(run_cli, write_yaml, tmp_pat
     rows = _manifest(tmp_path / "b")["variants"]
     assert [(r["session"], r["mode"]) for r in rows] == [("subagent", "full"), ("subagent", "none")]
     none_text = (tmp_path / "b" / "stable" / f"{rows[1]['stable_sha256']}.md").read_text(encoding="utf-8")
-    assert none_text == "You are a personal AI assistant; the OpenClaw agent runtime hosts you and carries out your tool calls."
+    assert (
+        none_text
+        == "You are a personal AI assistant; the OpenClaw agent runtime hosts you and carries out your tool calls."
+    )
 
 
 def test_run_fact_flags_change_the_base_of_every_variant(run_cli, write_yaml, tmp_path):
     matrix = write_yaml("matrix.yaml", "agents: [main]\n")
-    code, _, _ = run_cli("bundle", "--matrix", matrix, "--run", EXAMPLES / "run.yaml", "--channel", "discord",
-                         "--chat-type", "group", "--workspace", EXAMPLES / "workspace", "--out", tmp_path / "b")  # fmt: skip
+    code, _, _ = run_cli(
+        "bundle",
+        "--matrix",
+        matrix,
+        "--run",
+        EXAMPLES / "run.yaml",
+        "--channel",
+        "discord",
+        "--chat-type",
+        "group",
+        "--workspace",
+        EXAMPLES / "workspace",
+        "--out",
+        tmp_path / "b",
+    )
     assert code == 0
     [row] = _manifest(tmp_path / "b")["variants"]
     assert (row["channel"], row["chat_type"], row["provider"]) == ("discord", "group", "anthropic")
@@ -271,7 +318,9 @@ def test_a_symlinked_out_replaces_the_directory_it_points_to(run_cli, small_args
 
 def test_check_passes_where_tokens_are_counted_another_way(run_cli, small_args, tmp_path, monkeypatch):
     out = tmp_path / "b"
-    monkeypatch.setattr(tokens, "count", lambda text, encoding=None: len(text))  # "exact" counts, as with the `tokens` extra
+    monkeypatch.setattr(
+        tokens, "count", lambda text, encoding=None: len(text)
+    )  # "exact" counts, as with the `tokens` extra
     assert run_cli(*small_args, "--out", out)[0] == 0
     monkeypatch.setattr(tokens, "count", lambda _text, encoding=None: None)  # the extra missing: estimates
     code, out_text, _ = run_cli(*small_args, "--out", out, "--check")
@@ -331,13 +380,18 @@ def test_a_file_added_to_a_bundle_stops_a_rebuild_from_deleting_it(run_cli, smal
     assert (out / "README.txt").read_text(encoding="utf-8") == "notes"
 
 
-@pytest.mark.parametrize("added, named", [
-    ("stable/extra.txt", "stable/extra.txt"),
-    ("stable/sub/keep", "stable/sub/keep"),
-    ("stable/" + "0" * 64 + ".md", "stable/" + "0" * 64 + ".md"),  # looks like ours, but no variant uses it
-    ("stable/deep/er/still.md", "stable/deep/er/still.md"),
-])  # fmt: skip
-def test_a_file_added_anywhere_inside_a_bundle_stops_a_rebuild_from_deleting_it(run_cli, small_args, tmp_path, added, named):
+@pytest.mark.parametrize(
+    "added, named",
+    [
+        ("stable/extra.txt", "stable/extra.txt"),
+        ("stable/sub/keep", "stable/sub/keep"),
+        ("stable/" + "0" * 64 + ".md", "stable/" + "0" * 64 + ".md"),  # looks like ours, but no variant uses it
+        ("stable/deep/er/still.md", "stable/deep/er/still.md"),
+    ],
+)
+def test_a_file_added_anywhere_inside_a_bundle_stops_a_rebuild_from_deleting_it(
+    run_cli, small_args, tmp_path, added, named
+):
     out = tmp_path / "b"
     assert run_cli(*small_args, "--out", out)[0] == 0
     (out / added).parent.mkdir(parents=True, exist_ok=True)
@@ -345,7 +399,10 @@ def test_a_file_added_anywhere_inside_a_bundle_stops_a_rebuild_from_deleting_it(
     before = _files(out)
     code, text, err = run_cli(*small_args, "--out", out)
     assert (code, text) == (2, "")
-    assert err == f"promptc: error: {out}: not a promptc bundle (it holds {named!r}, which a bundle never does); refusing to replace it\n"
+    assert (
+        err
+        == f"promptc: error: {out}: not a promptc bundle (it holds {named!r}, which a bundle never does); refusing to replace it\n"
+    )
     assert _files(out) == before  # the old bundle, the user's file included, untouched
 
 
@@ -380,7 +437,7 @@ def test_a_bundle_written_before_the_marker_existed_is_still_replaced(run_cli, s
 
 
 def test_worker_processes_build_the_same_bundle_byte_for_byte(run_cli, bundle_args, tmp_path, monkeypatch):
-    from promptc import batch
+    from promptc.warm import batch
 
     serial = [*bundle_args[:-1], tmp_path / "serial"]
     assert run_cli(*serial, "--jobs", "1")[0] == 0
@@ -396,8 +453,12 @@ def test_jobs_must_be_a_positive_whole_number(run_cli, bundle_args, jobs):
     assert code == 2 and "--jobs" in err and "a whole number of at least 1" in err
 
 
-TIER_FILES = {"AGENTS.md": "# Rules\n", "SOUL.md": "# Persona\n\nYou are Wren, calm and brief.\n", "USER.md": "# User\n",
-              "MEMORY.md": "# Memory\n\n- A note.\n"}  # fmt: skip
+TIER_FILES = {
+    "AGENTS.md": "# Rules\n",
+    "SOUL.md": "# Persona\n\nYou are Wren, calm and brief.\n",
+    "USER.md": "# User\n",
+    "MEMORY.md": "# Memory\n\n- A note.\n",
+}
 
 
 def test_the_manifest_has_every_variant_s_cache_tiers(run_cli, make_workspace, tmp_path):
@@ -423,34 +484,58 @@ def test_check_says_which_cache_tier_an_edit_invalidated(run_cli, make_workspace
     code, out, err = run_cli("bundle", "--matrix", matrix, "--out", bundle, "--workspace", before, "--check")
     assert code == 1
     assert "cache tier 2 invalidated by SOUL.md; cache tier 3 invalidated by SOUL.md (in an earlier tier)" in out + err
+
+
 # --------------------------------------------------------------------------- issue 9: a check that reads
 
 
-def test_check_groups_variants_by_their_stable_change_and_shows_what_changed(run_cli, write_yaml, tmp_path, edited_safety):
+def test_check_groups_variants_by_their_stable_change_and_shows_what_changed(
+    run_cli, write_yaml, tmp_path, edited_safety
+):
     workspace = Path(shutil.copytree(EXAMPLES / "workspace", tmp_path / "ws"))
     matrix = write_yaml("m.yaml", "sessions: [main, cron]\nchannels: [telegram, discord, webchat]\n")
-    args = ["bundle", "--matrix", matrix, "--workspace", workspace, "--run", EXAMPLES / "run.yaml", "--out", tmp_path / "b"]
+    args = [
+        "bundle",
+        "--matrix",
+        matrix,
+        "--workspace",
+        workspace,
+        "--run",
+        EXAMPLES / "run.yaml",
+        "--out",
+        tmp_path / "b",
+    ]
     assert run_cli(*args)[0] == 0
     before = {r["session"]: r["stable_sha256"] for r in _manifest(tmp_path / "b")["variants"]}
-    (workspace / "SOUL.md").write_text((workspace / "SOUL.md").read_text(encoding="utf-8") + "\nLikes rain.\n", encoding="utf-8")
+    (workspace / "SOUL.md").write_text(
+        (workspace / "SOUL.md").read_text(encoding="utf-8") + "\nLikes rain.\n", encoding="utf-8"
+    )
     code, out, _ = run_cli(*args, "--check", "--templates", edited_safety)
     assert code == 1
     groups = [line for line in out.splitlines() if line.startswith("stable part changed in")]
     assert len(groups) == 2  # one per distinct stable part, not one per channel
-    main = out[out.index(f"({before['main'][:12]} in the bundle"):]
+    main = out[out.index(f"({before['main'][:12]} in the bundle") :]
     main = main[: main.index("stable part changed in") if "stable part changed in" in main else len(main)]
     assert "  agent=main session=main mode=full provider=anthropic channel=telegram chat=direct\n" in main
     assert "  agent=main session=main mode=full provider=anthropic channel=webchat chat=direct\n" in main
-    assert "  sections changed: safety, project_context\n  files changed: SOUL.md\n  first change (section safety):\n" in main
+    assert (
+        "  sections changed: safety, project_context\n  files changed: SOUL.md\n  first change (section safety):\n"
+        in main
+    )
     assert "    -- Do not seek power," in main and "    +- Do not seek influence," in main
     assert "stable/" not in out  # the new and old stable files follow from the groups
     assert len(out.splitlines()) < 40
 
 
 def test_a_variant_id_names_each_set_fact():
-    from promptc.commands import bundle
+    from promptc.features import bundle
 
     key = ("main", "main", "full", "anthropic", "anthropic/claude-sonnet-4-5", "telegram", "direct")
-    assert bundle.variant_id(key, with_model=False) == "agent=main session=main mode=full provider=anthropic channel=telegram chat=direct"
+    assert (
+        bundle.variant_id(key, with_model=False)
+        == "agent=main session=main mode=full provider=anthropic channel=telegram chat=direct"
+    )
     assert "model=anthropic/claude-sonnet-4-5 channel=telegram" in bundle.variant_id(key)
-    assert bundle.variant_id(("main", "cron", "minimal", None, None, None, None)) == "agent=main session=cron mode=minimal"
+    assert (
+        bundle.variant_id(("main", "cron", "minimal", None, None, None, None)) == "agent=main session=cron mode=minimal"
+    )

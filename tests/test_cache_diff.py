@@ -6,18 +6,20 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from promptc.cache import diff
-
 from test_cache_tiers import FILES
+
+from promptc.features.cache import diff
 
 
 def entry(index, key, *units):
     return {"index": index, "key": key, "units": [{"name": n, "sha256": d, "chars": 1} for n, d in units]}
 
 
-BEFORE = [entry(1, "k1", ("section:a", "a1"), ("file:AGENTS.md", "g1")), entry(2, "k2", ("file:USER.md", "u1")),
-          entry(3, "k3", ("file:MEMORY.md", "m1"))]  # fmt: skip
+BEFORE = [
+    entry(1, "k1", ("section:a", "a1"), ("file:AGENTS.md", "g1")),
+    entry(2, "k2", ("file:USER.md", "u1")),
+    entry(3, "k3", ("file:MEMORY.md", "m1")),
+]
 
 
 def test_an_edit_invalidates_its_tier_and_every_later_one_naming_the_file():
@@ -28,12 +30,18 @@ def test_an_edit_invalidates_its_tier_and_every_later_one_naming_the_file():
         "cache tier 2 invalidated by USER.md",
         "cache tier 3 invalidated by USER.md (in an earlier tier)",
     ]
-    assert diff.summary(changes) == "cache tier 2 invalidated by USER.md; cache tier 3 invalidated by USER.md (in an earlier tier)"
+    assert (
+        diff.summary(changes)
+        == "cache tier 2 invalidated by USER.md; cache tier 3 invalidated by USER.md (in an earlier tier)"
+    )
 
 
 def test_causes_accumulate_and_sections_are_named_as_sections():
-    after = [entry(1, "k1b", ("section:a", "a2"), ("file:AGENTS.md", "g1")), BEFORE[1] | {"key": "k2b"},
-             entry(3, "k3b", ("file:MEMORY.md", "m2"))]  # fmt: skip
+    after = [
+        entry(1, "k1b", ("section:a", "a2"), ("file:AGENTS.md", "g1")),
+        BEFORE[1] | {"key": "k2b"},
+        entry(3, "k3b", ("file:MEMORY.md", "m2")),
+    ]
     changes = diff.compare(BEFORE, after)
     assert [c.causes for c in changes] == [("section:a",), ("section:a",), ("section:a", "file:MEMORY.md")]
     assert diff.describe(changes[2]) == "cache tier 3 invalidated by section a, MEMORY.md"
@@ -100,7 +108,10 @@ def test_cache_diff_compares_a_bundle_variant_with_the_current_templates(run_cli
     manifest = json.loads((bundle / "manifest.json").read_text(encoding="utf-8"))
     assert [t["index"] for t in manifest["variants"][0]["tiers"]] == [1, 2, 3]
     code, out, _ = run_cli("cache", "diff", "--bundle", bundle, "--workspace", before, "--chat-type", "direct")
-    assert (code, out.splitlines()) == (0, ["cache tier 1 unchanged", "cache tier 2 unchanged", "cache tier 3 unchanged"])
+    assert (code, out.splitlines()) == (
+        0,
+        ["cache tier 1 unchanged", "cache tier 2 unchanged", "cache tier 3 unchanged"],
+    )
     (before / "MEMORY.md").write_text("# Memory\n\n- Sam's sister is Jo.\n", encoding="utf-8")
     code, out, _ = run_cli("cache", "diff", "--bundle", bundle, "--workspace", before, "--chat-type", "direct")
     assert code == 1

@@ -6,11 +6,10 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from promptc.cache.simulate import CHANGED, EXPIRED, EXPIRED_AND_CHANGED, FIRST_USE
-
 from conftest import EXAMPLES
 from test_cache_tiers import FILES
+
+from promptc.features.cache.simulate import CHANGED, EXPIRED, EXPIRED_AND_CHANGED, FIRST_USE
 
 INPUTS = ("--config", EXAMPLES / "config.yaml", "--run", EXAMPLES / "run.yaml")
 PRICES = {"anthropic": (0.1, {"5m": 1.25, "1h": 2.0}), "bedrock": (0.1, {"5m": 1.25, "1h": 2.0})}
@@ -30,14 +29,19 @@ def write_trace(tmp_path, events):
 
 @pytest.fixture(scope="module")
 def example(tmp_path_factory):
-    from promptc.commands import cli
     import contextlib
     import io
 
+    from promptc.commands import cli
+
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        assert cli.main(["cache", "simulate", "--trace", str(EXAMPLES / "trace.jsonl"), "--format", "json",
-                         *map(str, INPUTS)]) == 0  # fmt: skip
+        assert (
+            cli.main(
+                ["cache", "simulate", "--trace", str(EXAMPLES / "trace.jsonl"), "--format", "json", *map(str, INPUTS)]
+            )
+            == 0
+        )
     return json.loads(out.getvalue())
 
 
@@ -97,7 +101,9 @@ def test_a_gap_past_five_minutes_expires_the_five_minute_tiers_only(run_cli, mak
 def test_the_text_report_names_the_causes(run_cli, make_workspace, tmp_path):
     workspace = make_workspace(FILES)
     events = [{"at": 0}, {"at": 20, "edits": [{"file": "USER.md", "append": "- Likes tea."}]}]
-    code, out, _ = run_cli("cache", "simulate", "--trace", write_trace(tmp_path, events), *INPUTS, "--workspace", workspace)
+    code, out, _ = run_cli(
+        "cache", "simulate", "--trace", write_trace(tmp_path, events), *INPUTS, "--workspace", workspace
+    )
     assert code == 0
     assert "stable part changed by a volatile fact: 0 of 2 turns" in out
     assert "x  changed: USER.md" in out and "anthropic: cost " in out
@@ -108,7 +114,9 @@ def test_a_bad_trace_is_a_located_error(run_cli, tmp_path):
     path.write_text('{"at": 0}\n{"at": 5, "run": {"chanel": "x"}}\n', encoding="utf-8")
     code, out, err = run_cli("cache", "simulate", "--trace", path, *INPUTS)
     assert (code, out) == (2, "")
-    assert err.strip() == f"promptc: error: {path}:2:1: run facts: unknown run-fact key 'chanel' (did you mean 'channel'?)"
+    assert (
+        err.strip() == f"promptc: error: {path}:2:1: run facts: unknown run-fact key 'chanel' (did you mean 'channel'?)"
+    )
 
 
 def test_without_the_tokens_extra_the_counts_are_a_labelled_estimate(run_cli, make_workspace, tmp_path, monkeypatch):
@@ -116,9 +124,11 @@ def test_without_the_tokens_extra_the_counts_are_a_labelled_estimate(run_cli, ma
 
     monkeypatch.setattr(tokens, "count", lambda text, encoding=tokens.ENCODING_NAME: None)
     workspace = make_workspace(FILES)
-    data = simulate(run_cli, write_trace(tmp_path, [{"at": 0, "run": {"chat_type": "direct"}}]), *INPUTS, "--workspace", workspace)
+    data = simulate(
+        run_cli, write_trace(tmp_path, [{"at": 0, "run": {"chat_type": "direct"}}]), *INPUTS, "--workspace", workspace
+    )
     assert data["token_method"].startswith("estimate: UTF-8 bytes / 4")
-    code, out, _ = run_cli("render", *INPUTS, "--workspace", workspace, "--chat-type", "direct", "--format", "json")
+    _code, out, _ = run_cli("render", *INPUTS, "--workspace", workspace, "--chat-type", "direct", "--format", "json")
     prompt = json.loads(out)
     # bytes / 4 rounded up, per unit with its separator, summed; the volatile part on its own.
     expected = sum(-(-len((u_text + "\n\n").encode()) // 4) for u_text in _unit_texts(prompt))
@@ -154,9 +164,14 @@ def test_a_heartbeat_edit_with_the_reaching_tier_is_one_write_caused_by_heartbea
 
 def test_a_session_kind_sent_uncached_writes_nothing_and_pays_the_base_price(run_cli, make_workspace, tmp_path):
     workspace = make_workspace(FILES)
-    events = [{"at": 0, "run": {"chat_type": "direct"}}, {"at": 30, "run": {"session": "heartbeat", "light_context": True}}]
+    events = [
+        {"at": 0, "run": {"chat_type": "direct"}},
+        {"at": 30, "run": {"session": "heartbeat", "light_context": True}},
+    ]
     trace = write_trace(tmp_path, events)
-    skipped = simulate(run_cli, trace, *INPUTS, "--workspace", workspace, "--set", "prompt.cache.uncachedSessions=[heartbeat]")
+    skipped = simulate(
+        run_cli, trace, *INPUTS, "--workspace", workspace, "--set", "prompt.cache.uncachedSessions=[heartbeat]"
+    )
     cached = simulate(run_cli, trace, *INPUTS, "--workspace", workspace)
     for name in ("anthropic", "bedrock"):
         assert [w for w in skipped["providers"][name]["writes"] if w["line"] == 2] == []

@@ -6,16 +6,22 @@ from __future__ import annotations
 
 import pytest
 
-from promptc.cache.pricing import ANTHROPIC, OPENAI
-from promptc.cache.simulate import CHANGED, EXPIRED, EXPIRED_AND_CHANGED, FIRST_USE, Turn, Unit, simulate
+from promptc.features.cache.pricing import ANTHROPIC, OPENAI
+from promptc.features.cache.simulate import CHANGED, EXPIRED, EXPIRED_AND_CHANGED, FIRST_USE, Turn, Unit, simulate
 
 
 def unit(name: str, tokens: int, version: str = "v1") -> Unit:
     return Unit(name, f"{name}@{version}", tokens)
 
 
-def turn(at: float, units: list[Unit], ends: list[int], ttls: list[str] | None = None, volatile: int = 100,
-         variant: str = "main") -> Turn:  # fmt: skip
+def turn(
+    at: float,
+    units: list[Unit],
+    ends: list[int],
+    ttls: list[str] | None = None,
+    volatile: int = 100,
+    variant: str = "main",
+) -> Turn:
     return Turn(at, variant, tuple(units), tuple(ends), tuple(ttls or ["5m"] * len(ends)), volatile)
 
 
@@ -79,7 +85,12 @@ def test_a_prefix_under_the_minimum_is_not_cached_until_a_later_tier_covers_it()
 def test_variants_are_compared_with_their_own_previous_turn():
     main = [unit("section:full", 2000)]
     cron = [unit("section:minimal", 1200)]
-    trace = [turn(0, main, [1]), turn(10, cron, [1], variant="cron"), turn(20, main, [1]), turn(30, cron, [1], variant="cron")]
+    trace = [
+        turn(0, main, [1]),
+        turn(10, cron, [1], variant="cron"),
+        turn(20, main, [1]),
+        turn(30, cron, [1], variant="cron"),
+    ]
     result = simulate(trace, ANTHROPIC)
     assert [w.cause for w in result.writes] == [FIRST_USE, FIRST_USE]
     assert [t.read for t in result.turns] == [0, 0, 2000, 1200]

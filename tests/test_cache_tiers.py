@@ -7,13 +7,14 @@ import hashlib
 import json
 
 import pytest
+from conftest import EXAMPLES
 from hypothesis import given
 from hypothesis import strategies as st
 
-from promptc.cache import tiers
-from promptc.model import CacheConfig, PromptUnit
-
-from conftest import EXAMPLES
+from promptc import tiers
+from promptc.model.config import CacheConfig
+from promptc.model.prompt import PromptUnit
+from promptc.model.units import assigned_tier
 
 FILES = {
     "AGENTS.md": "# Rules\n\nAsk before deleting anything.\n",
@@ -39,7 +40,11 @@ def test_the_default_tiers_hold_sections_and_rare_files_then_soul_and_user_then_
     data = compiled(run_cli, make_workspace(FILES))
     names = [[unit["name"] for unit in tier["units"]] for tier in data["tiers"]]
     assert len(names) == 3
-    assert names[0][0] == "section:identity" and names[0][-3:] == ["file:AGENTS.md", "file:TOOLS.md", "file:IDENTITY.md"]
+    assert names[0][0] == "section:identity" and names[0][-3:] == [
+        "file:AGENTS.md",
+        "file:TOOLS.md",
+        "file:IDENTITY.md",
+    ]
     assert names[1] == ["file:SOUL.md", "file:USER.md"]
     assert names[2] == ["file:MEMORY.md", "section:silent_replies"]  # a section after the files joins the last tier
     assert "".join(_tier_text(data["stable"], data["tiers"], i) for i in range(3)) == data["stable"] + "\n\n"
@@ -113,7 +118,13 @@ def test_configured_tiers_move_files_and_sections_and_empty_tiers_vanish(run_cli
     data = compiled(run_cli, workspace, "--set", "prompt.cache.tiers=[[sections, AGENTS.md, SOUL.md], [], [MEMORY.md]]")
     names = [[unit["name"] for unit in tier["units"]] for tier in data["tiers"]]
     # Unnamed files go where `sections` is, in load order; the empty tier leaves no trace.
-    assert [n for n in names[0] if n.startswith("file:")] == ["file:AGENTS.md", "file:SOUL.md", "file:TOOLS.md", "file:IDENTITY.md", "file:USER.md"]
+    assert [n for n in names[0] if n.startswith("file:")] == [
+        "file:AGENTS.md",
+        "file:SOUL.md",
+        "file:TOOLS.md",
+        "file:IDENTITY.md",
+        "file:USER.md",
+    ]
     assert names[1] == ["file:MEMORY.md", "section:silent_replies"]
     assert [t["index"] for t in data["tiers"]] == [1, 2]
     assert [t["ttl"] for t in data["tiers"]] == ["1h", "5m"]
@@ -153,7 +164,10 @@ def test_a_section_id_no_stable_section_has_is_an_error_at_its_line(run_cli, wri
     config = write_yaml("bad.yaml", "prompt:\n  cache:\n    tiers:\n      - [sections]\n      - [skils]\n")
     code, _, err = run_cli("render", "--config", config, "--workspace", EXAMPLES / "workspace")
     assert code == 2
-    assert err.strip() == f"promptc: error: {config}:5:10: prompt.cache.tiers: no stable section 'skils' (did you mean 'skills'?)"
+    assert (
+        err.strip()
+        == f"promptc: error: {config}:5:10: prompt.cache.tiers: no stable section 'skils' (did you mean 'skills'?)"
+    )
 
 
 def test_a_volatile_section_has_no_tier(run_cli, write_yaml):
@@ -163,7 +177,9 @@ def test_a_volatile_section_has_no_tier(run_cli, write_yaml):
 
 
 def test_only_the_last_tier_may_reach_the_dynamic_context(run_cli, write_yaml):
-    config = write_yaml("bad.yaml", "prompt:\n  cache:\n    tiers:\n      - [sections, dynamic_context]\n      - [MEMORY.md]\n")
+    config = write_yaml(
+        "bad.yaml", "prompt:\n  cache:\n    tiers:\n      - [sections, dynamic_context]\n      - [MEMORY.md]\n"
+    )
     code, _, err = run_cli("render", "--config", config, "--workspace", EXAMPLES / "workspace")
     assert code == 2
     assert err.startswith(f"promptc: error: {config}:4:") and "only the last tier can reach it" in err
@@ -177,7 +193,11 @@ def test_heartbeat_md_in_a_tier_points_to_dynamic_context(run_cli, write_yaml):
 
 @pytest.mark.parametrize(
     ("value", "message"),
-    [("10m", "expected 5m, 1h"), ("[5m, 1h]", "cannot live longer than an earlier one"), ("[1h, 1h, 5m, 5m]", "at most 3")],
+    [
+        ("10m", "expected 5m, 1h"),
+        ("[5m, 1h]", "cannot live longer than an earlier one"),
+        ("[1h, 1h, 5m, 5m]", "at most 3"),
+    ],
 )
 def test_a_bad_ttl_is_a_located_config_error(run_cli, write_yaml, value, message):
     config = write_yaml("bad.yaml", f"prompt:\n  cache:\n    ttl: {value}\n")
@@ -194,18 +214,27 @@ def test_a_ttl_list_gives_each_tier_its_own_and_repeats_the_last():
 
 @pytest.mark.parametrize(
     ("model", "tokens"),
-    [("anthropic/claude-sonnet-4-5", 1024), ("anthropic/claude-opus-4-5", 4096), ("claude-haiku-4-5", 4096),
-     ("anthropic/claude-3-5-haiku-latest", 2048), (None, 1024)],
-)  # fmt: skip
+    [
+        ("anthropic/claude-sonnet-4-5", 1024),
+        ("anthropic/claude-opus-4-5", 4096),
+        ("claude-haiku-4-5", 4096),
+        ("anthropic/claude-3-5-haiku-latest", 2048),
+        (None, 1024),
+    ],
+)
 def test_the_minimum_cacheable_prefix_follows_the_model(model, tokens):
     assert tiers.min_tokens(model) == tokens
 
 
 # --------------------------------------------------------------------------- properties
 
-NAMES = st.sampled_from(["section:a", "section:b", "file:AGENTS.md", "file:SOUL.md", "file:USER.md", "file:MEMORY.md", "section:z"])
+NAMES = st.sampled_from(
+    ["section:a", "section:b", "file:AGENTS.md", "file:SOUL.md", "file:USER.md", "file:MEMORY.md", "section:z"]
+)
 UNITS = st.lists(st.tuples(NAMES, st.text(min_size=1, max_size=40)), max_size=7, unique_by=lambda pair: pair[0])
-CONFIGS = st.lists(st.lists(st.sampled_from(["sections", "AGENTS.md", "SOUL.md", "USER.md", "MEMORY.md"]), max_size=3), max_size=3)
+CONFIGS = st.lists(
+    st.lists(st.sampled_from(["sections", "AGENTS.md", "SOUL.md", "USER.md", "MEMORY.md"]), max_size=3), max_size=3
+)
 
 
 @given(UNITS, CONFIGS)
@@ -220,10 +249,12 @@ def test_tiers_are_contiguous_cut_points_whose_texts_give_the_stable_part_back(p
     # as assigned to the last tier): tiers cut where it grows.
     last = len(config) - 1
     assigned = [
-        max(tiers.assigned_tier(u.name, cache), last if u.name.startswith("section:") and any(
-            v.name.startswith("file:") for v in units[:i]) else 0)
+        max(
+            assigned_tier(u.name, cache),
+            last if u.name.startswith("section:") and any(v.name.startswith("file:") for v in units[:i]) else 0,
+        )
         for i, u in enumerate(units)
-    ]  # fmt: skip
+    ]
     running = [max(assigned[: i + 1]) for i in range(len(units))]
     cuts = [i for i in range(1, len(units)) if running[i] != running[i - 1]]
     ends = [sum(len(t.units) for t in laid[: j + 1]) for j in range(len(laid))]
@@ -252,7 +283,9 @@ def test_merging_keeps_the_text_and_only_drops_breakpoints_under_the_minimum(pai
 # --------------------------------------------------------------------------- reaching further
 
 LONG_MEMORY = "# Memory\n\n" + "".join(f"- note {i}: Sam said something worth keeping\n" for i in range(300))
-HEAD_TIERS = "prompt.cache.tiers=[[sections, AGENTS.md, TOOLS.md, IDENTITY.md], [SOUL.md, USER.md, MEMORY.md#head], [MEMORY.md]]"
+HEAD_TIERS = (
+    "prompt.cache.tiers=[[sections, AGENTS.md, TOOLS.md, IDENTITY.md], [SOUL.md, USER.md, MEMORY.md#head], [MEMORY.md]]"
+)
 REACH_TIERS = "prompt.cache.tiers=[[sections, AGENTS.md, TOOLS.md, IDENTITY.md], [SOUL.md, USER.md], [MEMORY.md, dynamic_context]]"
 HEARTBEATS_ON = "agents.defaults.heartbeat.enabled=true"
 SMALL_BUDGET = "agents.defaults.bootstrapMaxChars=3000"
@@ -295,7 +328,9 @@ def test_a_whole_file_named_with_a_head_stays_whole_in_the_later_tier(run_cli, m
 
 
 def _anthropic(run_cli, workspace, *extra):
-    code, out, err = run_cli("render", "--workspace", workspace, "--format", "anthropic", "--chat-type", "direct", *extra)
+    code, out, err = run_cli(
+        "render", "--workspace", workspace, "--format", "anthropic", "--chat-type", "direct", *extra
+    )
     assert code == 0, err
     return json.loads(out)["system"]
 
@@ -360,8 +395,11 @@ def test_a_session_kind_sent_uncached_gets_no_breakpoint(run_cli, make_workspace
 
 @pytest.mark.parametrize(
     ("value", "message"),
-    [("[heartbeats]", "unknown session kind 'heartbeats' (did you mean 'heartbeat'?)"),
-     ("[main, cron, heartbeat, cron]", "'cron' is listed twice"), ("heartbeat", "expected a list of strings")],
+    [
+        ("[heartbeats]", "unknown session kind 'heartbeats' (did you mean 'heartbeat'?)"),
+        ("[main, cron, heartbeat, cron]", "'cron' is listed twice"),
+        ("heartbeat", "expected a list of strings"),
+    ],
 )
 def test_a_bad_uncached_session_list_is_a_located_error(run_cli, write_yaml, value, message):
     config = write_yaml("bad.yaml", f"prompt:\n  cache:\n    uncachedSessions: {value}\n")
@@ -370,7 +408,14 @@ def test_a_bad_uncached_session_list_is_a_located_error(run_cli, write_yaml, val
 
 
 def test_the_shipped_long_lived_layout_reaches_the_dynamic_context_with_an_hour_everywhere(run_cli):
-    flags = ("--config", EXAMPLES / "config.yaml", "--config", EXAMPLES / "cache-long-lived.yaml", "--run", EXAMPLES / "run.yaml")
+    flags = (
+        "--config",
+        EXAMPLES / "config.yaml",
+        "--config",
+        EXAMPLES / "cache-long-lived.yaml",
+        "--run",
+        EXAMPLES / "run.yaml",
+    )
     code, out, err = run_cli("render", *flags, "--format", "anthropic")
     assert code == 0, err
     blocks = json.loads(out)["system"]

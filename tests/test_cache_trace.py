@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 
 import pytest
-
-from promptc.cache import trace
-from promptc.cache.trace import TraceError
-
 from conftest import EXAMPLES
+
+from promptc.features.cache import trace
+from promptc.features.cache.trace import TraceError
 
 
 def write_trace(tmp_path: Path, *lines: object) -> Path:
@@ -24,8 +24,11 @@ def test_events_carry_their_time_facts_edits_and_line(tmp_path):
         tmp_path,
         {"at": 0, "run": {"channel": "telegram"}},
         "",
-        {"at": 90, "edits": [{"file": "MEMORY.md", "append": "- a note"}, {"file": "SOUL.md", "replace": ["calm", "warm"]}]},
-    )  # fmt: skip
+        {
+            "at": 90,
+            "edits": [{"file": "MEMORY.md", "append": "- a note"}, {"file": "SOUL.md", "replace": ["calm", "warm"]}],
+        },
+    )
     first, second = trace.load(path)
     assert (first.at, dict(first.run), first.edits, first.line) == (0.0, {"channel": "telegram"}, (), 1)
     assert second.line == 3 and second.at == 90.0
@@ -67,13 +70,15 @@ def test_edits_change_the_workspace_copy(tmp_path):
     (ws / "USER.md").write_text("gone soon\n", encoding="utf-8")
     path = write_trace(
         tmp_path,
-        {"edits": [
-            {"file": "MEMORY.md", "append": "- second"},
-            {"file": "SOUL.md", "replace": ["calm", "warm"]},
-            {"file": "USER.md", "delete": True},
-            {"file": "notes/new.md", "write": "fresh"},
-        ]},
-    )  # fmt: skip
+        {
+            "edits": [
+                {"file": "MEMORY.md", "append": "- second"},
+                {"file": "SOUL.md", "replace": ["calm", "warm"]},
+                {"file": "USER.md", "delete": True},
+                {"file": "notes/new.md", "write": "fresh"},
+            ]
+        },
+    )
     (event,) = trace.load(path)
     trace.apply(event.edits, ws, event, path)
     assert (ws / "MEMORY.md").read_text() == "# Memory\n- first\n- second\n"
@@ -95,7 +100,7 @@ def test_a_replace_that_finds_nothing_names_the_event_line(tmp_path):
 
 def test_the_shipped_example_trace_loads_and_has_what_the_readme_says():
     events = trace.load(EXAMPLES / "trace.jsonl")
-    gaps = [b.at - a.at for a, b in zip(events, events[1:])]
+    gaps = [b.at - a.at for a, b in itertools.pairwise(events)]
     edited = [e.file for event in events for e in event.edits]
     assert len(events) == 200
     assert sum(g > 300 for g in gaps) >= 10 and any(g > 3600 for g in gaps)

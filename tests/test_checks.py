@@ -107,9 +107,16 @@ def test_a_compile_checks_its_own_arguments(tmp_path, arguments, message):
 
 def test_a_request_stores_what_it_accepted_in_the_documented_types(tmp_path):
     env = {"PATH": "/usr/bin"}
-    request = Request(workspace=str(tmp_path), config_paths=["a.yaml", tmp_path / "b.yaml"], overrides=["x=1"],
-                      template_dirs=(str(tmp_path),), session_state=str(tmp_path / "s.json"), env=env,
-                      now="2026-01-31T09:30:00Z", platform="linux")  # fmt: skip
+    request = Request(
+        workspace=str(tmp_path),
+        config_paths=["a.yaml", tmp_path / "b.yaml"],
+        overrides=["x=1"],
+        template_dirs=(str(tmp_path),),
+        session_state=str(tmp_path / "s.json"),
+        env=env,
+        now="2026-01-31T09:30:00Z",
+        platform="linux",
+    )
     assert request.workspace == tmp_path and request.session_state == tmp_path / "s.json"
     assert request.config_paths == (Path("a.yaml"), tmp_path / "b.yaml") and request.template_dirs == (tmp_path,)
     assert request.overrides == ("x=1",) and request.env == env

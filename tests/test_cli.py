@@ -9,7 +9,6 @@ import os
 import re
 
 import pytest
-
 from conftest import EXAMPLES
 
 ERROR_LINE = re.compile(r"^promptc: error: .+\n$")
@@ -50,7 +49,12 @@ def test_unknown_run_fact_key(run_cli, write_yaml, make_workspace):
 def test_an_unknown_run_fact_key_with_no_near_name_points_at_vars(run_cli, write_yaml, make_workspace):
     run = write_yaml("run.yaml", "session: main\ncompany: Acme\n")
     code, out, err = run_cli("render", "--run", run, "--workspace", make_workspace({}))
-    assert_one_line_error(code, out, err, f"{run}:2:1: unknown run-fact key 'company' (a value for a template's own variable goes under `vars:`)")
+    assert_one_line_error(
+        code,
+        out,
+        err,
+        f"{run}:2:1: unknown run-fact key 'company' (a value for a template's own variable goes under `vars:`)",
+    )
 
 
 def test_bad_run_fact_value(run_cli, write_yaml, make_workspace):
@@ -62,7 +66,9 @@ def test_bad_run_fact_value(run_cli, write_yaml, make_workspace):
 def test_template_syntax_error(run_cli, tmp_path, make_workspace):
     templates = tmp_path / "tpl"
     templates.mkdir()
-    (templates / "bad.md.j2").write_text("---\nid: bad\norder: 5\nside: stable\nmodes: [full]\ntitle: Bad\n---\n{% for %}\n")
+    (templates / "bad.md.j2").write_text(
+        "---\nid: bad\norder: 5\nside: stable\nmodes: [full]\ntitle: Bad\n---\n{% for %}\n"
+    )
     code, out, err = run_cli("render", "--templates", templates, "--workspace", make_workspace({}))
     assert_one_line_error(code, out, err, f"{templates / 'bad.md.j2'}:8:1: template syntax error")
 
@@ -102,11 +108,15 @@ def test_config_explain(run_cli, write_yaml):
 
 def test_config_explain_unknown_key(run_cli):
     code, out, err = run_cli("config", "explain", "agents.defaults.bootstrapMax")
-    assert_one_line_error(code, out, err, "unknown key 'agents.defaults.bootstrapMax' (did you mean 'bootstrapMaxChars'?)")
+    assert_one_line_error(
+        code, out, err, "unknown key 'agents.defaults.bootstrapMax' (did you mean 'bootstrapMaxChars'?)"
+    )
 
 
 def test_list_sections_shows_active_and_inactive_with_reasons(run_cli):
-    code, out, _ = run_cli("render", "--config", EXAMPLES / "config.yaml", "--run", EXAMPLES / "run.yaml", "--list-sections")
+    code, out, _ = run_cli(
+        "render", "--config", EXAMPLES / "config.yaml", "--run", EXAMPLES / "run.yaml", "--list-sections"
+    )
     rows = {line.split()[0]: line for line in out.splitlines()}
     assert code == 0
     assert rows["identity"].split()[1] == "active"
@@ -119,7 +129,9 @@ def test_python_dash_m_entry_point():
     import subprocess
     import sys
 
-    result = subprocess.run([sys.executable, "-m", "promptc", "render", "--format", "nope"], capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "promptc", "render", "--format", "nope"], capture_output=True, text=True
+    )
     assert result.returncode == 2 and result.stderr.startswith("promptc: error:")
 
 
@@ -160,8 +172,20 @@ def test_render_loads_only_what_it_needs(make_workspace):
     assert done.returncode == 0, done.stderr
     loaded = set(done.stdout.split())
     assert "promptc.commands.render" in loaded  # the probe saw the command run
-    never = {"markdown_it", "promptc.transcript", "promptc.workspace.heartbeat", "tiktoken", "bpe_openai", "PIL",
-             "hypothesis", "importlib.metadata", "ctypes", "promptc.inotify", "frontmatter", "promptc.commands.lint"}  # fmt: skip
+    never = {
+        "markdown_it",
+        "promptc.transcript",
+        "promptc.workspace.heartbeat",
+        "tiktoken",
+        "bpe_openai",
+        "PIL",
+        "hypothesis",
+        "importlib.metadata",
+        "ctypes",
+        "promptc.inotify",
+        "frontmatter",
+        "promptc.commands.lint",
+    }
     assert loaded & never == set()
 
 
@@ -196,9 +220,12 @@ def _every_parser():
 
 
 def test_every_option_and_argument_has_help():
-    missing = [f"{name} {action.option_strings or action.dest}" for name, parser in _every_parser()
-               for action in parser._actions
-               if not isinstance(action, (argparse._HelpAction, argparse._SubParsersAction)) and not action.help]  # fmt: skip
+    missing = [
+        f"{name} {action.option_strings or action.dest}"
+        for name, parser in _every_parser()
+        for action in parser._actions
+        if not isinstance(action, (argparse._HelpAction, argparse._SubParsersAction)) and not action.help
+    ]
     assert missing == []
 
 
@@ -219,7 +246,7 @@ def test_options_with_choices_show_them_in_help(run_cli, command, flag, choices)
     assert code == 0
     line = " ".join(out.split())  # argparse wraps help text
     assert flag in line
-    assert choices in line[line.index(flag):]
+    assert choices in line[line.index(flag) :]
 
 
 def test_run_and_config_can_come_from_stdin(run_cli, make_workspace, monkeypatch):
@@ -270,9 +297,14 @@ def test_config_explain_takes_bracketed_keys(run_cli, write_yaml):
     config = write_yaml("c.yaml", EXPLAIN)
     code, out, _ = run_cli("config", "explain", 'agents.defaults.models["openai/gpt-5.5"].alias', "--config", config)
     assert code == 0
-    assert out.splitlines() == ['agents.defaults.models["openai/gpt-5.5"].alias = "gpt"', f"  from {config} ({config}:4:26)"]  # the alias key: column 26
+    assert out.splitlines() == [
+        'agents.defaults.models["openai/gpt-5.5"].alias = "gpt"',
+        f"  from {config} ({config}:4:26)",
+    ]  # the alias key: column 26
     assert run_cli("config", "explain", "agents.defaults.models['openai/gpt-5.5']", "--config", config)[0] == 0
-    assert run_cli("config", "explain", "agents.list[1].id", "--config", config)[1].startswith('agents.list[1].id = "helper"')
+    assert run_cli("config", "explain", "agents.list[1].id", "--config", config)[1].startswith(
+        'agents.list[1].id = "helper"'
+    )
     code, out, err = run_cli("config", "explain", "agents.defaults.models.openai/gpt-5.5", "--config", config)
     assert code == 2
     assert 'a key with dots or slashes goes in brackets: agents.defaults.models["openai/gpt-5.5"]' in err
@@ -287,9 +319,9 @@ def test_config_explain_resolves_agent_keys_for_the_agent(run_cli, write_yaml):
         "  as agents.defaults.subagents.delegationMode for agent main",
         f"  from {config} ({config}:8:19)",  # the entry's delegationMode key
     ]
-    assert run_cli("config", "explain", "subagents.delegationMode", "--agent", "helper", "--config", config)[1].startswith(
-        'subagents.delegationMode = "suggest"'
-    )
+    assert run_cli("config", "explain", "subagents.delegationMode", "--agent", "helper", "--config", config)[
+        1
+    ].startswith('subagents.delegationMode = "suggest"')
     out = run_cli("config", "explain", "skills.limits.maxSkillsPromptChars", "--agent", "main", "--config", config)[1]
     assert out.startswith("skills.limits.maxSkillsPromptChars = 900\n")
     out = run_cli("config", "explain", "skills.limits.maxSkillsPromptChars", "--agent", "helper", "--config", config)[1]

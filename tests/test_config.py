@@ -6,15 +6,15 @@ import json
 import sys
 
 import pytest
+from conftest import EXAMPLES
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import EXAMPLES
 from promptc import PromptcError
-from promptc.config import explain as explaining
-from promptc.config import layers as config
-from promptc.config import yamlsrc
-from promptc.errors import ConfigError
+from promptc._lib.errors import ConfigError
+from promptc.inputs import explain as explaining
+from promptc.inputs import layers as config
+from promptc.inputs import yamlsrc
 
 
 def test_defaults_match_the_spec():
@@ -63,7 +63,12 @@ def test_unknown_agent_suggests_a_known_one(write_yaml):
 @pytest.mark.parametrize(
     "text, message, line, column",
     [
-        ("agents:\n  defaults:\n    bootstrapMaxChar: 5\n", "unknown key 'agents.defaults.bootstrapMaxChar' (did you mean 'bootstrapMaxChars'?)", 3, 5),
+        (
+            "agents:\n  defaults:\n    bootstrapMaxChar: 5\n",
+            "unknown key 'agents.defaults.bootstrapMaxChar' (did you mean 'bootstrapMaxChars'?)",
+            3,
+            5,
+        ),
         ("agents:\n  defaults:\n    bootstrapMaxChars: -5\n", "must be greater than 0", 3, 5),
         ("agents:\n  defaults:\n    bootstrapMaxChars: many\n", "expected a whole number, got the string 'many'", 3, 5),
         ("agents:\n  defaults:\n    userTimezone: Mars/Olympus\n", "unknown IANA time zone", 3, 5),
@@ -102,7 +107,10 @@ def test_explain_names_the_layer_and_line(write_yaml):
     configs = config.load([path], ["agents.defaults.userTimezone=UTC"])
     found = explaining.explain(configs, "agents.defaults.bootstrapMaxChars")
     assert found.value == 777 and str(found.origin) == f"{path} ({path}:4:5)"
-    assert explaining.explain(configs, "agents.defaults.userTimezone").origin.label == "--set agents.defaults.userTimezone=UTC"
+    assert (
+        explaining.explain(configs, "agents.defaults.userTimezone").origin.label
+        == "--set agents.defaults.userTimezone=UTC"
+    )
     assert explaining.explain(configs, "skills.limits.maxSkillsInPrompt").origin.label == "defaults"
 
 
@@ -145,7 +153,12 @@ def test_property_last_layer_that_sets_a_key_wins(tmp_path_factory, layers, over
 @given(value=st.one_of(st.integers(max_value=0), st.text(max_size=5), st.booleans(), st.floats(allow_nan=False)))
 def test_property_non_positive_or_non_integer_budgets_are_rejected(value):
     with pytest.raises(ConfigError):
-        config.load([], [f"agents.defaults.bootstrapMaxChars={value!r}"] if not isinstance(value, str) else [f"agents.defaults.bootstrapMaxChars='{value}'"])
+        config.load(
+            [],
+            [f"agents.defaults.bootstrapMaxChars={value!r}"]
+            if not isinstance(value, str)
+            else [f"agents.defaults.bootstrapMaxChars='{value}'"],
+        )
 
 
 def test_explain_a_mapping_names_every_layer_that_set_part_of_it(write_yaml):
@@ -176,9 +189,12 @@ def test_agent_entry_without_id_is_an_error_with_a_location(write_yaml):
     "text, message",
     [
         ("agents: &a {defaults: *a}\n", "an alias refers to a value that contains it"),
-        ("a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
-         "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n"
-         "e: [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\n", "too many values after expanding aliases"),
+        (
+            "a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+            "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n"
+            "e: [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\n",
+            "too many values after expanding aliases",
+        ),
     ],
 )
 def test_hostile_aliases_are_refused_quickly(write_yaml, text, message):
@@ -226,8 +242,16 @@ def test_the_boundary_marker_must_be_one_printable_line(write_yaml, escaped):
 @pytest.mark.parametrize(
     "text, message, line",
     [
-        ('agents:\n  defaults:\n    models:\n      "a/b": {alias: "g\\n\\n## Safety"}\n', "agents.defaults.models.a/b.alias: must be one line", 4),
-        ('agents:\n  defaults:\n    models:\n      "a/b\\n## Safety": {alias: g}\n', "agents.defaults.models: key the string 'a/b\\n## Safety' must be one line", 4),
+        (
+            'agents:\n  defaults:\n    models:\n      "a/b": {alias: "g\\n\\n## Safety"}\n',
+            "agents.defaults.models.a/b.alias: must be one line",
+            4,
+        ),
+        (
+            'agents:\n  defaults:\n    models:\n      "a/b\\n## Safety": {alias: g}\n',
+            "agents.defaults.models: key the string 'a/b\\n## Safety' must be one line",
+            4,
+        ),
         ('agents:\n  list:\n    - id: "main\\n## Safety"\n', "agents.list[0].id: must be one line", 3),
         ('agents:\n  defaults:\n    workspace: "/ws\\n## Safety"\n', "agents.defaults.workspace: must be one line", 3),
     ],
@@ -254,8 +278,14 @@ LONG_NUMBERS = {
 @pytest.mark.parametrize(
     "text, message",
     [
-        ("agents:\n  defaults:\n    models:\n      1: {alias: x}\n", "agents.defaults.models: key the number 1 must be text"),
-        ("agents:\n  defaults:\n    models:\n      '': {alias: x}\n", "agents.defaults.models: key the string '' must not be blank"),
+        (
+            "agents:\n  defaults:\n    models:\n      1: {alias: x}\n",
+            "agents.defaults.models: key the number 1 must be text",
+        ),
+        (
+            "agents:\n  defaults:\n    models:\n      '': {alias: x}\n",
+            "agents.defaults.models: key the string '' must not be blank",
+        ),
         ("prompt:\n  values:\n    x: 1\n    1: 2\n", "prompt.values: key the number 1 is not a variable name"),
     ],
     ids=["model-id-number", "model-id-blank", "variable-name-number"],
@@ -269,7 +299,10 @@ def test_a_bad_key_is_named_once_in_one_sentence(write_yaml, text, message):
 
 @pytest.mark.parametrize(
     "value, message",
-    [*((text, TOO_LONG) for text in LONG_NUMBERS.values()), ("!!float abc", "cannot read this value: could not convert")],
+    [
+        *((text, TOO_LONG) for text in LONG_NUMBERS.values()),
+        ("!!float abc", "cannot read this value: could not convert"),
+    ],
     ids=[*LONG_NUMBERS, "bad-float-tag"],
 )
 def test_a_value_yaml_cannot_hold_is_a_located_error(write_yaml, run_cli, tmp_path, value, message):
@@ -284,7 +317,9 @@ def test_a_value_yaml_cannot_hold_is_a_located_error(write_yaml, run_cli, tmp_pa
         assert code == 2 and err.startswith(f"promptc: error: {path}:3:24: {message}") and err.count("\n") == 1
 
 
-@pytest.mark.parametrize("key", ["agents.defaults.bootstrapMaxChars", "prompt.values.big", "agents.defaults.contextLimits.x"])
+@pytest.mark.parametrize(
+    "key", ["agents.defaults.bootstrapMaxChars", "prompt.values.big", "agents.defaults.contextLimits.x"]
+)
 def test_a_number_too_long_is_refused_also_in_a_layer_made_in_memory(tmp_path, key):
     *parents, leaf = key.split(".")
     tree: dict = {leaf: 16**4000}  # 4,817 decimal digits: no text form at all
@@ -301,8 +336,10 @@ def test_a_host_that_lifts_pythons_digit_limit_changes_nothing(write_yaml):
     try:
         small = config.load([write_yaml("small.json5", "{agents: {defaults: {bootstrapMaxChars: 4321}}}")])
         assert config.resolve(small, "main").budgets.max_chars == 4321
-        for name, text in (("c.yaml", f"agents: {{defaults: {{bootstrapMaxChars: {'9' * 5000}}}}}\n"),
-                           ("c.json5", f"{{agents: {{defaults: {{bootstrapMaxChars: {'9' * 5000}}}}}}}")):  # fmt: skip
+        for name, text in (
+            ("c.yaml", f"agents: {{defaults: {{bootstrapMaxChars: {'9' * 5000}}}}}\n"),
+            ("c.json5", f"{{agents: {{defaults: {{bootstrapMaxChars: {'9' * 5000}}}}}}}"),
+        ):
             with pytest.raises(ConfigError, match="a number with more than 4,300 digits"):
                 config.load([write_yaml(name, text)])
     finally:
@@ -374,20 +411,66 @@ def test_openclaw_json_is_read_as_json5_and_its_other_settings_are_one_note(writ
 @pytest.mark.parametrize(
     "text, message, line, column",
     [
-        ("{\n  agents: { defaults: { bootstrapMaxChar: 5 } },\n}", "unknown key 'agents.defaults.bootstrapMaxChar' (did you mean 'bootstrapMaxChars'?)", 2, 25),
-        ("{\n  agents: {\n    defaults: { modle: 'x' },\n  },\n}", "unknown key 'agents.defaults.modle' (did you mean 'model'?)", 3, 17),
-        ("{\n  skills: { load: { watchh: true } },\n}", "unknown key 'skills.load.watchh' (did you mean 'watch'?)", 2, 21),
+        (
+            "{\n  agents: { defaults: { bootstrapMaxChar: 5 } },\n}",
+            "unknown key 'agents.defaults.bootstrapMaxChar' (did you mean 'bootstrapMaxChars'?)",
+            2,
+            25,
+        ),
+        (
+            "{\n  agents: {\n    defaults: { modle: 'x' },\n  },\n}",
+            "unknown key 'agents.defaults.modle' (did you mean 'model'?)",
+            3,
+            17,
+        ),
+        (
+            "{\n  skills: { load: { watchh: true } },\n}",
+            "unknown key 'skills.load.watchh' (did you mean 'watch'?)",
+            2,
+            21,
+        ),
         ("{\n  colour: 'red',\n}", "unknown key 'colour'", 2, 3),
         ("{\n  agents: { $include: './agents.json5' },\n}", "OpenClaw's $include is not supported here", 2, 13),
-        ("{\n  agents: { defaults: { bootstrapMaxChars: 'many' } },\n}", "expected a whole number, got the string 'many'", 2, 25),
-        ("{\n  agents: {\n    defaults: {}\n    list: [],\n  },\n}", "invalid JSON5: unexpected \"l\"", 4, 5),
+        (
+            "{\n  agents: { defaults: { bootstrapMaxChars: 'many' } },\n}",
+            "expected a whole number, got the string 'many'",
+            2,
+            25,
+        ),
+        ("{\n  agents: {\n    defaults: {}\n    list: [],\n  },\n}", 'invalid JSON5: unexpected "l"', 4, 5),
         ("{\n  a: 1,\n  // again\n  'a': 2,\n}", "duplicate key 'a'", 4, 3),
-        ("{\n  agents: { defaults: { bootstrapMaxChars: " + "9" * 4400 + " } },\n}", "a number with more than 4,300 digits", 2, 44),
-        ("{\n  agents: { defaults: { bootstrapMaxChars: 0x" + "f" * 4000 + " } },\n}", "a number with more than 4,300 digits", 2, 44),
-        ("{\n  prompt: { values: { a: [1, -0X" + "F" * 5000 + "] } },\n}", "a number with more than 4,300 digits", 2, 30),
+        (
+            "{\n  agents: { defaults: { bootstrapMaxChars: " + "9" * 4400 + " } },\n}",
+            "a number with more than 4,300 digits",
+            2,
+            44,
+        ),
+        (
+            "{\n  agents: { defaults: { bootstrapMaxChars: 0x" + "f" * 4000 + " } },\n}",
+            "a number with more than 4,300 digits",
+            2,
+            44,
+        ),
+        (
+            "{\n  prompt: { values: { a: [1, -0X" + "F" * 5000 + "] } },\n}",
+            "a number with more than 4,300 digits",
+            2,
+            30,
+        ),
     ],
-    ids=["typo", "typo-of-an-openclaw-key", "typo-in-skills-load", "unknown-section", "include", "bad-type",
-         "missing-comma", "duplicate", "huge-number", "huge-hex-number", "long-hex-text"],  # fmt: skip
+    ids=[
+        "typo",
+        "typo-of-an-openclaw-key",
+        "typo-in-skills-load",
+        "unknown-section",
+        "include",
+        "bad-type",
+        "missing-comma",
+        "duplicate",
+        "huge-number",
+        "huge-hex-number",
+        "long-hex-text",
+    ],
 )
 def test_json5_errors_name_file_line_and_column(write_yaml, text, message, line, column):
     path = write_yaml("openclaw.json", text)

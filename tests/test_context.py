@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from conftest import CORPUS
 
 
@@ -14,15 +13,30 @@ def test_a_file_a_filter_left_out_has_a_row_naming_the_filter(run_cli, make_work
     ws = make_workspace({"SOUL.md": "calm\n", "HEARTBEAT.md": "- water the plants\n" * 10, "MEMORY.md": "likes tea\n"})
     code, out, _ = run_cli("context", "--workspace", ws, "--chat-type", "group")
     assert code == 0
-    rows = {line.split()[0]: line for line in out.splitlines() if line.startswith("  ") and line.split()[0].endswith(".md")}
-    assert rows["HEARTBEAT.md"].split()[1:4] == ["filtered", "189", "0"]  # counted as the budget does: trailing space trimmed
-    assert rows["HEARTBEAT.md"].endswith("heartbeat filter: heartbeat guidance is off for this agent (heartbeat.enabled, includeSystemPromptSection)")
+    rows = {
+        line.split()[0]: line for line in out.splitlines() if line.startswith("  ") and line.split()[0].endswith(".md")
+    }
+    assert rows["HEARTBEAT.md"].split()[1:4] == [
+        "filtered",
+        "189",
+        "0",
+    ]  # counted as the budget does: trailing space trimmed
+    assert rows["HEARTBEAT.md"].endswith(
+        "heartbeat filter: heartbeat guidance is off for this agent (heartbeat.enabled, includeSystemPromptSection)"
+    )
     assert "chat filter: MEMORY.md stays out of group chats" in rows["MEMORY.md"]
     assert rows["BOOTSTRAP.md"].split()[1:4] == ["missing", "0", "0"]
     data = json.loads(run_cli("context", "--workspace", ws, "--chat-type", "group", "--format", "json")[1])
     assert [f["name"] for f in data["files"]] == [
-        "AGENTS.md", "SOUL.md", "TOOLS.md", "IDENTITY.md", "USER.md", "HEARTBEAT.md", "BOOTSTRAP.md", "MEMORY.md",
-    ]  # fmt: skip
+        "AGENTS.md",
+        "SOUL.md",
+        "TOOLS.md",
+        "IDENTITY.md",
+        "USER.md",
+        "HEARTBEAT.md",
+        "BOOTSTRAP.md",
+        "MEMORY.md",
+    ]
     assert data["totals"]["files_raw_chars"] == len("calm") + 189 + len("likes tea")
 
 
@@ -37,7 +51,9 @@ def test_skill_counts_say_what_was_found_eligible_listed_and_skipped(run_cli, ma
     files = {f"skills/bare{i}/SKILL.md": "# no frontmatter\n" for i in range(3)}
     files["skills/nodesc/SKILL.md"] = "---\nname: nodesc\n---\n"
     files["skills/ok/SKILL.md"] = "---\nname: ok\ndescription: fine\n---\n"
-    files["skills/gh/SKILL.md"] = "---\nname: gh\ndescription: github\nmetadata: {requires: {bins: [no-such-binary-here]}}\n---\n"
+    files["skills/gh/SKILL.md"] = (
+        "---\nname: gh\ndescription: github\nmetadata: {requires: {bins: [no-such-binary-here]}}\n---\n"
+    )
     code, out, _ = run_cli("context", "--workspace", make_workspace(files))
     assert code == 0
     lines = out.splitlines()

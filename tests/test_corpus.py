@@ -6,8 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from promptc.model import SESSION_KINDS, Budgets, HeartbeatConfig, RunFacts
-from promptc.workspace import budget, filters, heartbeat, skillblock, skills
+from promptc.model.config import Budgets, HeartbeatConfig
+from promptc.model.runfacts import SESSION_KINDS, RunFacts
+from promptc.skills import listing as skillblock
+from promptc.workspace import budget, filters, heartbeat
 from promptc.workspace import loader as workspace
 from tests.factories import make_config
 
@@ -15,9 +17,7 @@ CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 FOLDERS = sorted(path.name for path in CORPUS.iterdir() if path.is_dir()) if CORPUS.is_dir() else []
 NEEDS_CORPUS = pytest.mark.skipif(not FOLDERS, reason=f"the shared corpus is not at {CORPUS}")
 EVERY_FOLDER = FOLDERS or [pytest.param("absent", marks=NEEDS_CORPUS)]
-RUNS = [
-    RunFacts(session=kind, light_context=light) for kind in SESSION_KINDS for light in (False, True)
-]
+RUNS = [RunFacts(session=kind, light_context=light) for kind in SESSION_KINDS for light in (False, True)]
 CONFIGS = [make_config(), make_config(heartbeat=HeartbeatConfig(enabled=True))]
 DEFAULTS = Budgets()
 
@@ -43,9 +43,7 @@ def test_every_session_kind_fits_the_default_budgets(folder: str) -> None:
 
 @pytest.mark.parametrize("folder", EVERY_FOLDER)
 def test_skills_list_fits_its_budget_and_is_sorted(folder: str) -> None:
-    block = skillblock.build(
-        make_config(), CORPUS / folder, env={}, which=lambda name: None, platform="linux"
-    )
+    block = skillblock.build(make_config(), CORPUS / folder, env={}, which=lambda name: None, platform="linux")
     assert len(block.text) <= make_config().skills.max_prompt_chars
     names = [entry.name for entry in block.entries]
     assert names == sorted(names)

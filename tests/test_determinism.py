@@ -8,7 +8,6 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import EXAMPLES, REPO
 
 ENVIRONMENTS = [
@@ -85,7 +84,9 @@ def _collections(side: str) -> list[str]:
 
     pipeline.variables.build = spy
     try:
-        compile_pending(Request(run=_rich_run(), config_layers=(_config_layer(),), workspace=_workspace(), plugins=False))
+        compile_pending(
+            Request(run=_rich_run(), config_layers=(_config_layer(),), workspace=_workspace(), plugins=False)
+        )
     finally:
         pipeline.variables.build = real_build
     context = captured["contexts"].stable if side == "stable" else captured["contexts"].volatile
@@ -94,13 +95,13 @@ def _collections(side: str) -> list[str]:
 
 
 def _rich_run():
-    from promptc.config import runfacts
+    from promptc.inputs import runfacts
 
     return runfacts.load_text(RICH_RUN, "run.yaml")
 
 
 def _config_layer():
-    from promptc.config import layers, yamlsrc
+    from promptc.inputs import layers, yamlsrc
 
     return layers.layer_from(yamlsrc.parse(CONFIG, "config.yaml"), "config.yaml", REPO)
 
@@ -120,11 +121,17 @@ def looping(tmp_path):
     """A template dir with a stable and a volatile section iterating every collection they may read."""
     stable, volatile = _collections("stable"), _collections("volatile")
     assert {"tool_names", "tools", "stable_files", "model_aliases", "sandbox", "vars"} <= set(stable)
-    assert {"capabilities", "owners", "runtime_fields", "exec_sessions", "message_tool_hints", "dynamic_files"} <= set(volatile)
+    assert {"capabilities", "owners", "runtime_fields", "exec_sessions", "message_tool_hints", "dynamic_files"} <= set(
+        volatile
+    )
     templates = tmp_path / "looping"
     templates.mkdir()
-    (templates / "loop_stable.md.j2").write_text(_looping_section("loop_stable", 2150, "stable", stable), encoding="utf-8")
-    (templates / "loop_volatile.md.j2").write_text(_looping_section("loop_volatile", 3990, "volatile", volatile), encoding="utf-8")
+    (templates / "loop_stable.md.j2").write_text(
+        _looping_section("loop_stable", 2150, "stable", stable), encoding="utf-8"
+    )
+    (templates / "loop_volatile.md.j2").write_text(
+        _looping_section("loop_volatile", 3990, "volatile", volatile), encoding="utf-8"
+    )
     (tmp_path / "run.yaml").write_text(RICH_RUN, encoding="utf-8")
     (tmp_path / "config.yaml").write_text(CONFIG, encoding="utf-8")
     return templates, tmp_path / "config.yaml", tmp_path / "run.yaml"
@@ -137,7 +144,18 @@ def _promptc(seed: str, *args) -> subprocess.CompletedProcess:
 
 def test_sections_iterating_every_collection_are_byte_identical_under_three_hash_seeds(looping):
     templates, config, run = looping
-    args = ["render", "--config", config, "--run", run, "--templates", templates, "--workspace", _workspace(), "--no-state"]
+    args = [
+        "render",
+        "--config",
+        config,
+        "--run",
+        run,
+        "--templates",
+        templates,
+        "--workspace",
+        _workspace(),
+        "--no-state",
+    ]
     outputs = set()
     for seed in ("0", "1", "4242"):
         result = _promptc(seed, *args)
@@ -153,8 +171,23 @@ def test_a_bundle_built_in_one_process_checks_clean_in_another(looping, tmp_path
     templates, config, run = looping
     matrix = tmp_path / "matrix.yaml"
     matrix.write_text("sessions: [main, cron]\nchannels: [telegram, discord]\n", encoding="utf-8")
-    args = ["bundle", "--matrix", matrix, "--out", tmp_path / "bundle", "--config", config, "--run", run,
-            "--templates", templates, "--workspace", _workspace(), "--jobs", "1"]  # fmt: skip
+    args = [
+        "bundle",
+        "--matrix",
+        matrix,
+        "--out",
+        tmp_path / "bundle",
+        "--config",
+        config,
+        "--run",
+        run,
+        "--templates",
+        templates,
+        "--workspace",
+        _workspace(),
+        "--jobs",
+        "1",
+    ]
     built = _promptc("1", *args)
     assert built.returncode == 0, built.stderr.decode()
     checked = _promptc("2", *args, "--check")
@@ -175,15 +208,17 @@ def _unordered(value, where="") -> list[str]:
 
 
 def test_no_context_value_is_a_set_at_any_depth():
-    from promptc.sections import variables
-    from promptc import Request, compile_pending
     import promptc.pipeline as pipeline
+    from promptc import Request, compile_pending
+    from promptc.sections import variables
 
     seen = []
     real_build = variables.build
     pipeline.variables.build = lambda *a, **k: seen.append(real_build(*a, **k)) or seen[-1]
     try:
-        compile_pending(Request(run=_rich_run(), config_layers=(_config_layer(),), workspace=_workspace(), plugins=False))
+        compile_pending(
+            Request(run=_rich_run(), config_layers=(_config_layer(),), workspace=_workspace(), plugins=False)
+        )
     finally:
         pipeline.variables.build = real_build
     contexts = seen[0]
@@ -203,7 +238,17 @@ def tool_loop(tmp_path):
 
 
 def test_a_loop_over_tool_names_is_the_same_under_three_hash_seeds(tool_loop):
-    args = ["render", "--config", EXAMPLES / "config.yaml", "--run", EXAMPLES / "run.yaml", "--templates", tool_loop, "--format", "json"]
+    args = [
+        "render",
+        "--config",
+        EXAMPLES / "config.yaml",
+        "--run",
+        EXAMPLES / "run.yaml",
+        "--templates",
+        tool_loop,
+        "--format",
+        "json",
+    ]
     results = [_promptc(seed, *args) for seed in ("0", "1", "4242")]
     assert all(r.returncode == 0 for r in results), [r.stderr for r in results]
     hashes = {json.loads(r.stdout)["fingerprint"]["stable_sha256"] for r in results}
@@ -214,8 +259,21 @@ def test_a_loop_over_tool_names_is_the_same_under_three_hash_seeds(tool_loop):
 def test_a_bundle_with_that_loop_checks_clean_in_another_process(tool_loop, tmp_path):
     matrix = tmp_path / "matrix.yaml"
     matrix.write_text("channels: [telegram, discord]\n", encoding="utf-8")
-    args = ["bundle", "--matrix", matrix, "--out", tmp_path / "bundle", "--config", EXAMPLES / "config.yaml",
-            "--run", EXAMPLES / "run.yaml", "--templates", tool_loop, "--jobs", "1"]  # fmt: skip
+    args = [
+        "bundle",
+        "--matrix",
+        matrix,
+        "--out",
+        tmp_path / "bundle",
+        "--config",
+        EXAMPLES / "config.yaml",
+        "--run",
+        EXAMPLES / "run.yaml",
+        "--templates",
+        tool_loop,
+        "--jobs",
+        "1",
+    ]
     assert _promptc("3", *args).returncode == 0
     checked = _promptc("5", *args, "--check")
     assert checked.returncode == 0, checked.stdout.decode()

@@ -10,12 +10,12 @@ import time
 from pathlib import Path
 
 import pytest
-
-from promptc import Compiler, Request, RunFacts, compile_prompt, engine, pipeline
-from promptc.commands import snapshot
-from promptc.errors import ConfigError
-
 from conftest import CORPUS, REPO
+
+from promptc import Compiler, Request, RunFacts, compile_prompt, pipeline
+from promptc._lib.errors import ConfigError
+from promptc.features import snapshot
+from promptc.warm import compiler as engine
 
 SCENARIOS = snapshot.discover(REPO / "snapshots")
 MODES = [pytest.param({}, id="notify"), pytest.param({"notify": False}, id="stat-sweep")]
@@ -116,7 +116,9 @@ def test_skill_template_config_and_new_files_are_seen_on_the_next_turn(make_work
     ws = make_workspace({"AGENTS.md": "Rules.\n", "skills/a/SKILL.md": SKILL.format(name="a", description="Alpha")})
     templates = tmp_path / "tpl"
     templates.mkdir()
-    (templates / "note.md.j2").write_text("---\nid: note\norder: 5\nside: stable\nmodes: [full]\ntitle: Note\n---\nNOTE ONE\n")
+    (templates / "note.md.j2").write_text(
+        "---\nid: note\norder: 5\nside: stable\nmodes: [full]\ntitle: Note\n---\nNOTE ONE\n"
+    )
     config = tmp_path / "config.yaml"
     config.write_text("agents:\n  defaults:\n    userTimezone: Europe/Berlin\n")
     compiler = Compiler(config_paths=[config], workspace=ws, template_dirs=[templates], env={}, **options)
@@ -217,7 +219,9 @@ def test_threads_may_share_a_compiler(make_workspace):
     compiler = Compiler(workspace=ws, env={})
     runs = [RunFacts(channel=f"c{i % 5}") for i in range(40)]
     texts: dict[int, str] = {}
-    threads = [threading.Thread(target=lambda i=i: texts.__setitem__(i, compiler.compile(runs[i]).text)) for i in range(40)]
+    threads = [
+        threading.Thread(target=lambda i=i: texts.__setitem__(i, compiler.compile(runs[i]).text)) for i in range(40)
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:

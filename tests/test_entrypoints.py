@@ -18,7 +18,7 @@ def _python(code: str, *path: Path) -> str:
 
 def test_without_a_promptc_plugin_importlib_metadata_is_never_imported():
     code = (
-        "import sys; from promptc import entrypoints; "
+        "import sys; from promptc._lib import entrypoints; "
         "print(entrypoints.entry_points('promptc.providers'), 'importlib.metadata' in sys.modules)"
     )
     assert _python(code) == "() False"
@@ -29,5 +29,7 @@ def test_a_declared_plugin_is_loaded_through_importlib_metadata(tmp_path: Path):
     dist.mkdir()
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: demo-plugin\nVersion: 1.0\n")
     (dist / "entry_points.txt").write_text("[promptc.providers]\ndemo = demo_plugin:contribute\n")
-    code = "from promptc import entrypoints; print([e.name for e in entrypoints.entry_points('promptc.providers')])"
+    code = (
+        "from promptc._lib import entrypoints; print([e.name for e in entrypoints.entry_points('promptc.providers')])"
+    )
     assert _python(code, tmp_path) == "['demo']"

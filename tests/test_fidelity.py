@@ -7,16 +7,15 @@ import json
 import re
 
 import pytest
+from conftest import CORPUS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from promptc import Request, RunFacts, Tool, compile_prompt
 from promptc.emit import payloads
-from promptc.model import ExecSession
+from promptc.model.runfacts import ExecSession
 from promptc.pipeline import compile_pending
 from promptc.workspace import budget
-
-from conftest import CORPUS
 
 MARKER = "<!-- PROMPT_CACHE_BOUNDARY -->"
 HEARTBEATS_ON = ("agents.defaults.heartbeat.enabled=true",)
@@ -62,10 +61,14 @@ def test_a_heartbeat_run_uses_the_run_prompt_then_the_configured_one(make_worksp
 def test_heartbeats_are_for_the_default_agent_and_can_be_switched_off(make_workspace, write_yaml):
     ws = make_workspace({})
     config = write_yaml("c.yaml", "agents:\n  list:\n    - id: main\n    - id: helper\n")
-    helper = compile_prompt(Request(run=RunFacts(agent="helper", session="heartbeat"), config_paths=(config,), workspace=ws))
+    helper = compile_prompt(
+        Request(run=RunFacts(agent="helper", session="heartbeat"), config_paths=(config,), workspace=ws)
+    )
     assert "heartbeats" not in ids(helper)
     off = ("agents.defaults.heartbeat.includeSystemPromptSection=false",)
-    assert "heartbeats" not in ids(compile_prompt(Request(run=RunFacts(session="heartbeat"), workspace=ws, overrides=off)))
+    assert "heartbeats" not in ids(
+        compile_prompt(Request(run=RunFacts(session="heartbeat"), workspace=ws, overrides=off))
+    )
 
 
 # --------------------------------------------------------------------------- 2: bootstrap pending
@@ -80,20 +83,32 @@ def test_a_main_run_with_setup_pending_injects_bootstrap_and_says_to_follow_it_f
     pending = section(prompt, "bootstrap_pending")
     assert pending.startswith("## Bootstrap Pending") and "follow BOOTSTRAP.md" in pending
     assert "first reply" in pending
-    assert ids(prompt).index("bootstrap_pending") < ids(prompt).index("workspace_files") < ids(prompt).index("project_context")
+    assert (
+        ids(prompt).index("bootstrap_pending")
+        < ids(prompt).index("workspace_files")
+        < ids(prompt).index("project_context")
+    )
 
 
 @pytest.mark.parametrize("session", ["heartbeat", "cron", "subagent"])
 def test_runs_that_are_not_the_users_own_never_get_bootstrap(make_workspace, session):
-    prompt = compile_prompt(Request(run=RunFacts(session=session), workspace=make_workspace(BOOTSTRAP_WS), overrides=HEARTBEATS_ON))
+    prompt = compile_prompt(
+        Request(run=RunFacts(session=session), workspace=make_workspace(BOOTSTRAP_WS), overrides=HEARTBEATS_ON)
+    )
     assert "Ask the user what to call you." not in prompt.text
     assert "bootstrap_pending" not in ids(prompt)
     assert all(f.name != "BOOTSTRAP.md" for f in prompt.files)
 
 
 def test_finished_setup_has_no_pending_section(make_workspace):
-    ws = make_workspace({"AGENTS.md": "Rules.\n", ".promptc/workspace-state.json": json.dumps(
-        {"version": 1, "bootstrapSeededAt": "2026-01-01T00:00:00Z", "setupCompletedAt": "2026-01-02T00:00:00Z"})})
+    ws = make_workspace(
+        {
+            "AGENTS.md": "Rules.\n",
+            ".promptc/workspace-state.json": json.dumps(
+                {"version": 1, "bootstrapSeededAt": "2026-01-01T00:00:00Z", "setupCompletedAt": "2026-01-02T00:00:00Z"}
+            ),
+        }
+    )
     (ws / "BOOTSTRAP.md").write_text("Old setup notes.\n")
     prompt = compile_prompt(Request(workspace=ws))
     assert "bootstrap_pending" not in ids(prompt) and "Old setup notes." not in prompt.text
@@ -139,8 +154,8 @@ def test_a_cut_agents_md_keeps_the_rule_lines_of_its_middle(make_workspace):
     assert agents.status == "truncated" and agents.injected_chars <= 20000
     assert agents.text.startswith("# Agents\n\nParagraph 0 ") and agents.text.endswith("## End\nLast line.")
     assert f"- {rule}" in agents.text and "## Git" in agents.text
-    head, _, rest = agents.text.partition("[... AGENTS.md cut:")
-    assert 0.45 * 20000 <= len(head)  # at least the 45% head: the one-line digest gives most of its share back
+    head, _, _rest = agents.text.partition("[... AGENTS.md cut:")
+    assert len(head) >= 0.45 * 20000  # at least the 45% head: the one-line digest gives most of its share back
     assert agents.injected_chars >= 0.75 * 20000  # the rule sits mid-file: the head may grow only to before it
 
 
@@ -175,7 +190,11 @@ def test_other_files_are_cut_head_and_tail_without_a_digest(make_workspace):
 
 @settings(max_examples=60, deadline=None)
 @given(
-    lines=st.lists(st.sampled_from(["- Never do X.", "## Heading", "plain text here", "", "```", "must test", "1. step"]), min_size=1, max_size=300),
+    lines=st.lists(
+        st.sampled_from(["- Never do X.", "## Heading", "plain text here", "", "```", "must test", "1. step"]),
+        min_size=1,
+        max_size=300,
+    ),
     max_chars=st.integers(min_value=1, max_value=3000),
 )
 def test_the_digest_cut_never_exceeds_the_budget(lines, max_chars):
@@ -204,7 +223,10 @@ def test_memory_recall_is_derived_from_the_tool_list(make_workspace):
 def test_memory_recall_varies_for_search_only_and_get_only(make_workspace):
     search = section(_memory(make_workspace, tools=(Tool("memory_search"),)), "memory_recall")
     assert "memory_search" in search and "memory_get" not in search and "no tool here opens a note in full" in search
-    fetch = section(compile_prompt(Request(run=RunFacts(tools=(Tool("memory_get"),)), workspace=make_workspace({}, "b"))), "memory_recall")
+    fetch = section(
+        compile_prompt(Request(run=RunFacts(tools=(Tool("memory_get"),)), workspace=make_workspace({}, "b"))),
+        "memory_recall",
+    )
     assert "memory_get" in fetch and "memory_search" not in fetch and "no search tool" in fetch
 
 
@@ -226,12 +248,16 @@ def test_an_explicit_fact_wins_and_a_contradiction_is_warned(make_workspace):
 
 def test_a_misspelt_capability_is_warned_and_the_documented_one_is_not(make_workspace):
     workspace = make_workspace({})
-    typo = compile_prompt(Request(run=RunFacts(channel="telegram", capabilities=("inline_buttons", "Rich-Text")), workspace=workspace))
+    typo = compile_prompt(
+        Request(run=RunFacts(channel="telegram", capabilities=("inline_buttons", "Rich-Text")), workspace=workspace)
+    )
     assert [w for w in typo.warnings if "capability" in w] == [
         "run facts: capability 'inline_buttons' is not one promptc reads (did you mean 'inlineButtons'?)",
         "run facts: capability 'rich-text' is not one promptc reads (did you mean 'richText'?)",
     ]
-    right = compile_prompt(Request(run=RunFacts(channel="telegram", capabilities=("InlineButtons", "reactions")), workspace=workspace))
+    right = compile_prompt(
+        Request(run=RunFacts(channel="telegram", capabilities=("InlineButtons", "reactions")), workspace=workspace)
+    )
     assert not [w for w in right.warnings if "capability" in w]
 
 
@@ -267,7 +293,11 @@ def test_reasoning_format_is_stable_and_only_with_the_tag_hint(make_workspace):
     prompt = _memory(make_workspace, reasoning_tag_hint=True)
     text = section(prompt, "reasoning_format")
     assert "<think>" in text and "<final>" in text and text in prompt.stable
-    assert ids(prompt).index("output_directives") < ids(prompt).index("reasoning_format") < ids(prompt).index("silent_replies")
+    assert (
+        ids(prompt).index("output_directives")
+        < ids(prompt).index("reasoning_format")
+        < ids(prompt).index("silent_replies")
+    )
     assert "reasoning_format" not in ids(compile_prompt(Request(workspace=make_workspace({}, "b"))))
 
 
@@ -277,7 +307,11 @@ def test_proactive_orchestration_replaces_the_delegation_preference(make_workspa
     on = ("agents.defaults.subagents.proactiveOrchestration=true", "agents.defaults.subagents.delegationMode=prefer")
     prompt = compile_prompt(Request(run=run, workspace=ws, overrides=on))
     assert "proactive_orchestration" in ids(prompt) and "subagent_delegation" not in ids(prompt)
-    assert ids(prompt).index("tooling") < ids(prompt).index("proactive_orchestration") < ids(prompt).index("tool_call_style")
+    assert (
+        ids(prompt).index("tooling")
+        < ids(prompt).index("proactive_orchestration")
+        < ids(prompt).index("tool_call_style")
+    )
     prefer = compile_prompt(Request(run=run, workspace=ws, overrides=on[1:]))
     assert "subagent_delegation" in ids(prefer) and "proactive_orchestration" not in ids(prefer)
 
@@ -298,7 +332,9 @@ def test_acp_spawn_guidance_needs_acp_sessions_spawn_and_no_sandbox(make_workspa
     assert 'runtime: "acp"' in section(compile_prompt(Request(run=run, workspace=ws, overrides=acp)), "tooling")
     assert 'runtime: "acp"' not in section(compile_prompt(Request(run=run, workspace=ws)), "tooling")
     sandboxed = RunFacts(tools=run.tools, sandbox=Sandbox(True, ("/box",)))
-    assert 'runtime: "acp"' not in section(compile_prompt(Request(run=sandboxed, workspace=ws, overrides=acp)), "tooling")
+    assert 'runtime: "acp"' not in section(
+        compile_prompt(Request(run=sandboxed, workspace=ws, overrides=acp)), "tooling"
+    )
 
 
 def test_active_exec_sessions_are_in_runtime_on_one_line_each(make_workspace):
@@ -312,7 +348,9 @@ def test_a_git_workspace_gets_the_commit_reminder(make_workspace):
     ws = make_workspace({"AGENTS.md": "Rules.\n"})
     assert "commit" not in section(compile_prompt(Request(workspace=ws)), "workspace")
     (ws / ".git").mkdir()
-    assert "git repository: commit your changes to its files" in section(compile_prompt(Request(workspace=ws)), "workspace")
+    assert "git repository: commit your changes to its files" in section(
+        compile_prompt(Request(workspace=ws)), "workspace"
+    )
 
 
 def test_a_workspace_inside_another_repository_is_not_a_git_workspace(make_workspace):
@@ -329,7 +367,9 @@ def test_fs_workspace_only_adds_the_scratch_file_line(make_workspace):
 def test_telegram_rich_text_and_channel_hints_and_sessions_send(make_workspace):
     tools = (Tool("message"), Tool("sessions_send"))
     hints = ("Threads: answer inside the thread you were asked in.",)
-    rich = _memory(make_workspace, channel="telegram", capabilities=("richText",), tools=tools, message_tool_hints=hints)
+    rich = _memory(
+        make_workspace, channel="telegram", capabilities=("richText",), tools=tools, message_tool_hints=hints
+    )
     messaging = section(rich, "messaging")
     assert "Telegram rich text is on" in messaging and "sessions_send" in messaging
     assert "- Threads: answer inside the thread you were asked in." in messaging
@@ -345,7 +385,9 @@ def test_the_control_ui_section_gives_the_embed_syntax(make_workspace):
 
 
 def test_core_tools_given_without_a_summary_get_ours_and_others_stay_bare(make_workspace):
-    tooling = section(_memory(make_workspace, tools=(Tool("exec"), Tool("my_plugin"), Tool("read", "Mine."))), "tooling")
+    tooling = section(
+        _memory(make_workspace, tools=(Tool("exec"), Tool("my_plugin"), Tool("read", "Mine."))), "tooling"
+    )
     assert "- exec: run a shell command" in tooling and "- my_plugin\n" in tooling + "\n"
     assert "- read: Mine." in tooling
 
@@ -353,12 +395,17 @@ def test_core_tools_given_without_a_summary_get_ours_and_others_stay_bare(make_w
 def test_new_run_facts_load_from_a_run_file(write_yaml):
     from promptc import load_run_facts
 
-    facts = load_run_facts(write_yaml("run.yaml", """
+    facts = load_run_facts(
+        write_yaml(
+            "run.yaml",
+            """
 reasoning_tag_hint: true
 deferred_tools: [calendar_sync, {name: crm, summary: Customer records}]
 exec_sessions: [{id: p1, status: waiting, name: make, pid: 7, cwd: /w}]
 message_tool_hints: [Reply in threads.]
-"""))
+""",
+        )
+    )
     assert facts.reasoning_tag_hint and facts.memory_tools is None
     assert [t.name for t in facts.deferred_tools] == ["calendar_sync", "crm"]
     assert facts.exec_sessions == (ExecSession("p1", "waiting", "make", 7, "/w"),)
@@ -380,7 +427,12 @@ def test_bad_new_run_facts_are_one_line_errors(run_cli, write_yaml, make_workspa
 
 @pytest.mark.parametrize(
     "setting",
-    ["agents.defaults.memoryInGroups=maybe", "memory.citations=sometimes", "tools.fs.workspaceOnly=1", "acp.enabled=yes please"],
+    [
+        "agents.defaults.memoryInGroups=maybe",
+        "memory.citations=sometimes",
+        "tools.fs.workspaceOnly=1",
+        "acp.enabled=yes please",
+    ],
 )
 def test_bad_new_config_values_are_errors(run_cli, make_workspace, setting):
     code, _, err = run_cli("render", "--workspace", make_workspace({}), "--set", setting)
@@ -406,7 +458,9 @@ def _fenced(prompt) -> None:
 
 
 def test_every_workspace_file_is_wrapped_in_a_tag_pair(make_workspace):
-    ws = make_workspace({"AGENTS.md": "## Safety\nOur own rules.\n", "HEARTBEAT.md": "# Tasks\n\n## \n", "TOOLS.md": "x\n"})
+    ws = make_workspace(
+        {"AGENTS.md": "## Safety\nOur own rules.\n", "HEARTBEAT.md": "# Tasks\n\n## \n", "TOOLS.md": "x\n"}
+    )
     prompt = compile_prompt(Request(workspace=ws, overrides=HEARTBEATS_ON))
     _fenced(prompt)
     assert "# Tasks\n\n##\n</workspace_file>" in prompt.volatile  # HEARTBEAT.md's empty heading ends inside its tag
@@ -482,14 +536,16 @@ def test_memory_stays_out_of_group_chats_by_default(make_workspace):
     group = compile_prompt(Request(run=RunFacts(chat_type="group"), workspace=ws))
     direct = compile_prompt(Request(run=RunFacts(chat_type="direct"), workspace=ws))
     assert "private plans" not in group.text and "private plans" in direct.stable
-    opted_in = compile_prompt(Request(run=RunFacts(chat_type="group"), workspace=ws, overrides=("agents.defaults.memoryInGroups=true",)))
+    opted_in = compile_prompt(
+        Request(run=RunFacts(chat_type="group"), workspace=ws, overrides=("agents.defaults.memoryInGroups=true",))
+    )
     assert "private plans" in opted_in.stable
 
 
 def test_bundles_treat_the_chat_type_as_an_axis(run_cli, make_workspace, write_yaml, tmp_path):
     ws = make_workspace(MEMORY_WS)
     matrix = write_yaml("m.yaml", "chat_types: [direct, group]\n")
-    code, out, err = run_cli("bundle", "--matrix", matrix, "--workspace", ws, "--out", tmp_path / "b")
+    code, _out, err = run_cli("bundle", "--matrix", matrix, "--workspace", ws, "--out", tmp_path / "b")
     rows = json.loads((tmp_path / "b" / "manifest.json").read_text())["variants"]
     assert code == 0, err
     assert [r["chat_type"] for r in rows] == ["direct", "group"]
@@ -500,21 +556,40 @@ def test_bundles_treat_the_chat_type_as_an_axis(run_cli, make_workspace, write_y
 
 OKBEST = CORPUS / "okbest2024-backup"
 TURN_TOOLS = (
-    "read", "write", "edit", "exec", "process", "web_search", "web_fetch", "message", "gateway",
-    "sessions_spawn", "session_status", "memory_search", "memory_get",
-)  # fmt: skip
+    "read",
+    "write",
+    "edit",
+    "exec",
+    "process",
+    "web_search",
+    "web_fetch",
+    "message",
+    "gateway",
+    "sessions_spawn",
+    "session_status",
+    "memory_search",
+    "memory_get",
+)
 
 
 @pytest.fixture(scope="module")
 def okbest_guidance() -> str:
     """okbest2024-backup main/full for the comparison turn, without file sections and skills list."""
     run = RunFacts(
-        channel="telegram", chat_type="group", capabilities=("inlineButtons",),
-        tools=tuple(Tool(name) for name in TURN_TOOLS), owners=("+15551230000",),
-        extra_prompt="Group chat: platform team. Be brief.", model="anthropic/claude-sonnet-4-6",
-        reactions="minimal", tts_hint="Voice (TTS) is enabled. Keep spoken text short.", thinking="low",
-    )  # fmt: skip
-    prompt, _ = compile_pending(Request(run=run, workspace=OKBEST, env={}, overrides=("agents.defaults.userTimezone=Europe/Berlin",)))
+        channel="telegram",
+        chat_type="group",
+        capabilities=("inlineButtons",),
+        tools=tuple(Tool(name) for name in TURN_TOOLS),
+        owners=("+15551230000",),
+        extra_prompt="Group chat: platform team. Be brief.",
+        model="anthropic/claude-sonnet-4-6",
+        reactions="minimal",
+        tts_hint="Voice (TTS) is enabled. Keep spoken text short.",
+        thinking="low",
+    )
+    prompt, _ = compile_pending(
+        Request(run=run, workspace=OKBEST, env={}, overrides=("agents.defaults.userTimezone=Europe/Berlin",))
+    )
     kept = [s.text for s in prompt.sections if s.id not in ("project_context", "dynamic_context")]
     return "\n\n".join(kept).replace(prompt.skills.text, "")
 

@@ -9,14 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from promptc.errors import HookError
-from promptc.model import BOOTSTRAP_FILE_NAMES, HeartbeatConfig, RunFacts
+from promptc._lib.errors import HookError
+from promptc.model.config import HeartbeatConfig
+from promptc.model.runfacts import RunFacts
+from promptc.model.workspace import BOOTSTRAP_FILE_NAMES
 from promptc.workspace import filters
 from tests.factories import loaded, make_config
 
 ALL_FILES = tuple(loaded(name, f"{name} text") for name in BOOTSTRAP_FILE_NAMES)
 HEARTBEATS_ON = make_config(heartbeat=HeartbeatConfig(enabled=True, include_section=True))
-
 
 
 @pytest.fixture(autouse=True)
@@ -81,9 +82,7 @@ def test_bootstrap_only_while_setup_is_not_complete() -> None:
     ],
     ids=["off", "section-excluded", "on", "heartbeat-run", "non-default-agent"],
 )
-def test_heartbeat_file_follows_heartbeat_guidance(
-    enabled, include, default_agent, session, kept
-) -> None:
+def test_heartbeat_file_follows_heartbeat_guidance(enabled, include, default_agent, session, kept) -> None:
     cfg = make_config(
         heartbeat=HeartbeatConfig(enabled=enabled, include_section=include),
         is_default_agent=default_agent,
@@ -100,17 +99,13 @@ def test_filters_run_in_the_documented_order() -> None:
 
 def test_drops_name_the_filter_responsible() -> None:
     cfg = make_config(heartbeat=HeartbeatConfig(enabled=False))
-    _, drops = filters.apply_with_drops(
-        ALL_FILES, cfg, RunFacts(session="cron"), setup_complete=True, workspace="/ws"
-    )
+    _, drops = filters.apply_with_drops(ALL_FILES, cfg, RunFacts(session="cron"), setup_complete=True, workspace="/ws")
     assert [(drop.file, drop.filter) for drop in drops] == [
         ("HEARTBEAT.md", "session"),
         ("BOOTSTRAP.md", "session"),
         ("MEMORY.md", "session"),
     ]
-    _, drops = filters.apply_with_drops(
-        ALL_FILES, cfg, RunFacts(), setup_complete=True, workspace="/ws"
-    )
+    _, drops = filters.apply_with_drops(ALL_FILES, cfg, RunFacts(), setup_complete=True, workspace="/ws")
     assert [(drop.file, drop.filter) for drop in drops] == [
         ("BOOTSTRAP.md", "setup"),
         ("HEARTBEAT.md", "heartbeat"),
@@ -125,7 +120,8 @@ def hook_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     """A throwaway importable module with a few hooks; returns its name."""
     name = "promptc_test_hooks"
     sys.modules.pop(name, None)
-    (tmp_path / f"{name}.py").write_text(textwrap.dedent("""
+    (tmp_path / f"{name}.py").write_text(
+        textwrap.dedent("""
         from dataclasses import replace
         seen = []
 
@@ -146,7 +142,8 @@ def hook_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
             @staticmethod
             def keep(files, context):
                 return files
-    """))
+    """)
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setattr(importlib.metadata, "entry_points", lambda **_: [])
     yield name
@@ -155,9 +152,7 @@ def hook_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
 
 def test_config_hook_replaces_a_file_and_sees_the_context(hook_module: str) -> None:
     cfg = make_config(hooks=(f"{hook_module}:swap_soul", f"{hook_module}:Namespace.keep"))
-    kept = filters.apply(
-        ALL_FILES, cfg, RunFacts(session="main"), setup_complete=False, workspace="/ws"
-    )
+    kept = filters.apply(ALL_FILES, cfg, RunFacts(session="main"), setup_complete=False, workspace="/ws")
     assert {file.name: file.content for file in kept}["SOUL.md"] == "hook persona"
     assert sys.modules[hook_module].seen == [("/ws", "main", "main")]
 
@@ -186,9 +181,7 @@ def test_bad_hooks_are_reported_by_name(hook_module: str, function: str, message
 
 def test_spec_without_colon_is_reported(hook_module: str) -> None:
     with pytest.raises(HookError, match="expected `module:function`"):
-        filters.apply(
-            ALL_FILES, make_config(hooks=(hook_module,)), RunFacts(), setup_complete=False
-        )
+        filters.apply(ALL_FILES, make_config(hooks=(hook_module,)), RunFacts(), setup_complete=False)
 
 
 def test_entry_point_hooks_run_after_config_hooks_sorted_by_name(
@@ -196,12 +189,8 @@ def test_entry_point_hooks_run_after_config_hooks_sorted_by_name(
 ) -> None:
     calls: list[str] = []
     points = [
-        importlib.metadata.EntryPoint(
-            "zeta", f"{hook_module}:drop_tools", filters.HOOK_ENTRY_POINT_GROUP
-        ),
-        importlib.metadata.EntryPoint(
-            "alpha", f"{hook_module}:swap_soul", filters.HOOK_ENTRY_POINT_GROUP
-        ),
+        importlib.metadata.EntryPoint("zeta", f"{hook_module}:drop_tools", filters.HOOK_ENTRY_POINT_GROUP),
+        importlib.metadata.EntryPoint("alpha", f"{hook_module}:swap_soul", filters.HOOK_ENTRY_POINT_GROUP),
     ]
 
     def fake_entry_points(*, group: str):

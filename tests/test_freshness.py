@@ -6,7 +6,8 @@ import os
 import time
 from pathlib import Path
 
-from promptc.freshness import LRU, RACY_WINDOW_NS, Tracker
+from promptc._lib.lru import LRU
+from promptc.warm.freshness import RACY_WINDOW_NS, Tracker
 
 
 def _read(tracker: Tracker, path: Path) -> None:
@@ -25,7 +26,7 @@ def test_an_unchanged_file_is_unchanged_and_any_edit_is_a_change(tmp_path: Path)
 
 
 def test_a_settled_file_is_trusted_by_its_signature_alone(tmp_path: Path, monkeypatch) -> None:
-    from promptc import fsutil
+    from promptc._lib import fsutil
 
     path = tmp_path / "a.md"
     path.write_text("one")

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import event, example, given, settings
 from hypothesis import strategies as st
 
-from promptc.workspace import frontmatter
+from promptc._lib import frontmatter
 
 
 def test_block_and_following_blank_lines_are_removed() -> None:
@@ -136,34 +136,101 @@ def test_a_number_too_long_in_any_form_keeps_the_file_verbatim(run_cli, tmp_path
     ws = tmp_path / "ws"
     (ws / "skills" / "s").mkdir(parents=True)
     (ws / "USER.md").write_text(f"---\nid: {number}\n---\nHi.\n", encoding="utf-8")
-    (ws / "skills" / "s" / "SKILL.md").write_text(f"---\nname: s\ndescription: d\nversion: {number}\n---\nBody\n", encoding="utf-8")
+    (ws / "skills" / "s" / "SKILL.md").write_text(
+        f"---\nname: s\ndescription: d\nversion: {number}\n---\nBody\n", encoding="utf-8"
+    )
     for command in ("render", "context"):
         code, out, err = run_cli(command, "--workspace", ws, "--format", "json")
         assert code == 0, err
         warnings = json.loads(out)["warnings"]
-        assert any("USER.md" in w and "a number with more than 4,300 digits" in w and "kept verbatim" in w for w in warnings), warnings
+        assert any(
+            "USER.md" in w and "a number with more than 4,300 digits" in w and "kept verbatim" in w for w in warnings
+        ), warnings
 
 
 # --------------------------------------------------------------------------- the plain fast path
 
 _KEYS = st.one_of(
     st.builds(lambda first, rest: first + rest, st.sampled_from("abXY_"), st.text("abcXYZ_-09", max_size=5)),
-    st.sampled_from(["name", "description", "a-b", "_x", "true", "True", "false", "null", "Null", "yes", "on", "y",
-                     "n", "1a", "x" * 128, "x" * 129, "<<", "=", "~"]),  # fmt: skip
+    st.sampled_from(
+        [
+            "name",
+            "description",
+            "a-b",
+            "_x",
+            "true",
+            "True",
+            "false",
+            "null",
+            "Null",
+            "yes",
+            "on",
+            "y",
+            "n",
+            "1a",
+            "x" * 128,
+            "x" * 129,
+            "<<",
+            "=",
+            "~",
+        ]
+    ),
 )
-_ODD_CHARACTERS = st.sampled_from(list(".:#-?,[]{}&*!|>'\"%@`~\\/=< \t") + ["\x85", "\u2028", "\u2029", "\ufeff", "\x01", "\x7f", "\ud800", "é", "😀", "\xa0", "\r"])
+_ODD_CHARACTERS = st.sampled_from(
+    list(".:#-?,[]{}&*!|>'\"%@`~\\/=< \t")
+    + ["\x85", "\u2028", "\u2029", "\ufeff", "\x01", "\x7f", "\ud800", "é", "😀", "\xa0", "\r"]
+)
 _WORDS = st.builds(lambda first, rest: first + rest, st.sampled_from("abxyz"), st.text("abcxyz ./()09", max_size=7))
 _WITH_ODD = st.builds(lambda head, odd, tail: head + odd + tail, _WORDS, _ODD_CHARACTERS, st.text("ab .", max_size=3))
-_JSON_LEAVES = st.one_of(st.integers(-10**6, 10**6), st.floats(allow_nan=False, allow_infinity=False), st.booleans(), st.none(),
-                         st.text(_ODD_CHARACTERS, max_size=4), _WORDS)  # fmt: skip
-_JSON = st.recursive(_JSON_LEAVES, lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(_WORDS, inner, max_size=3)), max_leaves=6)
+_JSON_LEAVES = st.one_of(
+    st.integers(-(10**6), 10**6),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.booleans(),
+    st.none(),
+    st.text(_ODD_CHARACTERS, max_size=4),
+    _WORDS,
+)
+_JSON = st.recursive(
+    _JSON_LEAVES,
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(_WORDS, inner, max_size=3)),
+    max_leaves=6,
+)
 _FLOWS = st.one_of(
     st.builds(lambda text, ascii: json.dumps(text, ensure_ascii=ascii), st.one_of(_WORDS, _WITH_ODD), st.booleans()),
-    st.builds(lambda data, ascii, compact: json.dumps(data, ensure_ascii=ascii, separators=(",", ":") if compact else None),
-              st.one_of(st.lists(_JSON, max_size=3), st.dictionaries(_WORDS, _JSON, max_size=3)), st.booleans(), st.booleans()),
-    st.sampled_from(['{"n": 1e5}', '{"n": 1.5e3}', '{"n": 1.5E-3}', '{"n": NaN}', '[Infinity]', '{"s": "a\\/b"}', '["\\ud83d\\ude00"]',
-                     '["\\ud800"]', '["\\u0000"]', '{"a":1,"a":2}', '[01]', '[-0]', '[1.0e+999]', '{"a": [1, 2]', '{a: 1}', "['q']",
-                     '{"a": 1} # c', '{"a": "x"} tail', '"a" b', '"\\x41"', '"a\\\nb"', '"q" # c', '[' * 70 + ']' * 70, '{"k": "\\t"}']),  # fmt: skip
+    st.builds(
+        lambda data, ascii, compact: json.dumps(data, ensure_ascii=ascii, separators=(",", ":") if compact else None),
+        st.one_of(st.lists(_JSON, max_size=3), st.dictionaries(_WORDS, _JSON, max_size=3)),
+        st.booleans(),
+        st.booleans(),
+    ),
+    st.sampled_from(
+        [
+            '{"n": 1e5}',
+            '{"n": 1.5e3}',
+            '{"n": 1.5E-3}',
+            '{"n": NaN}',
+            "[Infinity]",
+            '{"s": "a\\/b"}',
+            '["\\ud83d\\ude00"]',
+            '["\\ud800"]',
+            '["\\u0000"]',
+            '{"a":1,"a":2}',
+            "[01]",
+            "[-0]",
+            "[1.0e+999]",
+            '{"a": [1, 2]',
+            "{a: 1}",
+            "['q']",
+            '{"a": 1} # c',
+            '{"a": "x"} tail',
+            '"a" b',
+            '"\\x41"',
+            '"a\\\nb"',
+            '"q" # c',
+            "[" * 70 + "]" * 70,
+            '{"k": "\\t"}',
+        ]
+    ),
 )
 _VALUES = st.one_of(
     _WORDS,
@@ -171,15 +238,59 @@ _VALUES = st.one_of(
     _FLOWS,
     _WITH_ODD,
     _WITH_ODD,
-    st.sampled_from(["true", "TRUE", "yes", "1", "-1", "+1", "0x1F", "0o17", "1_000", "1e3", "1.5", ".inf", "-.inf", ".nan",
-                     "null", "~", "NULL", "2024-01-01", "12:30:00", "1:20", "=", "<<", "- a", "-", "a: b", "a:", "a #b",
-                     "a#b", "x: ", "&anchor", "*alias", "!tag x", "|", ">", "'q'", '"q"', "plain text, with [brackets]"]),  # fmt: skip
+    st.sampled_from(
+        [
+            "true",
+            "TRUE",
+            "yes",
+            "1",
+            "-1",
+            "+1",
+            "0x1F",
+            "0o17",
+            "1_000",
+            "1e3",
+            "1.5",
+            ".inf",
+            "-.inf",
+            ".nan",
+            "null",
+            "~",
+            "NULL",
+            "2024-01-01",
+            "12:30:00",
+            "1:20",
+            "=",
+            "<<",
+            "- a",
+            "-",
+            "a: b",
+            "a:",
+            "a #b",
+            "a#b",
+            "x: ",
+            "&anchor",
+            "*alias",
+            "!tag x",
+            "|",
+            ">",
+            "'q'",
+            '"q"',
+            "plain text, with [brackets]",
+        ]
+    ),
     st.text(_ODD_CHARACTERS, max_size=4),
 )
-_ENTRIES = st.builds(lambda key, value, tail: f"{key}: {value}{tail}", _KEYS, _VALUES, st.sampled_from(["", "", "", " ", "  ", "\t"]))
+_ENTRIES = st.builds(
+    lambda key, value, tail: f"{key}: {value}{tail}", _KEYS, _VALUES, st.sampled_from(["", "", "", " ", "  ", "\t"])
+)
 _ODD_LINES = st.one_of(
-    st.builds(lambda key, colon, value: f"{key}{colon}{value}", _KEYS, st.sampled_from([":  ", ":", ":\t", " : "]), _VALUES),
-    st.sampled_from(["", " ", "# comment", "  indented: x", "- item", "---", "...", "key:", "%YAML 1.2", "\ufeffname: x"]),
+    st.builds(
+        lambda key, colon, value: f"{key}{colon}{value}", _KEYS, st.sampled_from([":  ", ":", ":\t", " : "]), _VALUES
+    ),
+    st.sampled_from(
+        ["", " ", "# comment", "  indented: x", "- item", "---", "...", "key:", "%YAML 1.2", "\ufeffname: x"]
+    ),
 )
 blocks = st.lists(st.one_of(_ENTRIES, _ENTRIES, _ENTRIES, _ENTRIES, _ENTRIES, _ODD_LINES), max_size=4).map("\n".join)
 """Frontmatter blocks, mostly `key: value` lines, the values often text with one odd character."""
@@ -199,9 +310,14 @@ def test_the_plain_fast_path_reads_a_block_as_libyaml_does(block: str) -> None:
 def test_a_skill_block_of_key_text_lines_takes_the_fast_path() -> None:
     block = "\nname: weather\ndescription: Get the forecast (today, tomorrow; no key needed)   \n\nhomepage: https://x.test/a#b\n"
     assert frontmatter.plain_mapping(block) == {
-        "name": "weather", "description": "Get the forecast (today, tomorrow; no key needed)", "homepage": "https://x.test/a#b"}  # fmt: skip
+        "name": "weather",
+        "description": "Get the forecast (today, tomorrow; no key needed)",
+        "homepage": "https://x.test/a#b",
+    }
     assert frontmatter.plain_mapping('name: x\nmetadata: {"a": [1, -2.5, true, null, "q\\u00e9"]}') == {
-        "name": "x", "metadata": {"a": [1, -2.5, True, None, "qé"]}}  # fmt: skip
+        "name": "x",
+        "metadata": {"a": [1, -2.5, True, None, "qé"]},
+    }
     assert frontmatter.plain_mapping('description: "Say \\"hi\\": twice"') == {"description": 'Say "hi": twice'}
     assert frontmatter.plain_mapping("name: x\nversion: 1.0") is None  # a float: the loader reads it
     assert frontmatter.plain_mapping('metadata: {"n": 1e5}') is None  # text to YAML 1.1, a number to JSON
@@ -219,6 +335,8 @@ def test_the_fast_path_refuses_exactly_what_yaml_cannot_read_as_plain_text_on_on
     """Every code point: YAML 1.1's printable set (tab aside, which the fast path never takes),
     less its line breaks (U+0085, U+2028, U+2029) and the byte-order mark."""
     printable = [(0x20, 0x7E), (0xA0, 0xD7FF), (0xE000, 0xFFFD), (0x10000, 0x10FFFF)]
-    unreadable = [c for c in range(0x110000) if not any(lo <= c <= hi for lo, hi in printable) or c in (0x2028, 0x2029, 0xFEFF)]
+    unreadable = [
+        c for c in range(0x110000) if not any(lo <= c <= hi for lo, hi in printable) or c in (0x2028, 0x2029, 0xFEFF)
+    ]
     every = "".join(map(chr, range(0x110000)))
     assert [m.start() for m in frontmatter._UNPRINTABLE.finditer(every)] == unreadable

@@ -10,8 +10,8 @@ import threading
 
 import pytest
 
-from promptc.errors import TranscriptError
-from promptc.fsutil import write_chunks_atomic, write_text_atomic
+from promptc._lib.errors import TranscriptError
+from promptc._lib.fsutil import write_chunks_atomic, write_text_atomic
 
 
 def test_writes_the_chunks_and_sets_the_mode(tmp_path):
@@ -178,7 +178,7 @@ def _within_seconds(action, seconds: float = 5.0):
     def run() -> None:
         try:
             result["value"] = action()
-        except BaseException as error:  # noqa: BLE001 - handed back to the test
+        except BaseException as error:
             result["error"] = error
 
     thread = threading.Thread(target=run, daemon=True)
@@ -189,7 +189,7 @@ def _within_seconds(action, seconds: float = 5.0):
 
 
 def test_a_fifo_is_refused_at_once_instead_of_blocking(tmp_path):
-    from promptc.fsutil import Refused, read_regular
+    from promptc._lib.fsutil import Refused, read_regular
 
     fifo = tmp_path / "config.yaml"
     os.mkfifo(fifo)
@@ -198,7 +198,7 @@ def test_a_fifo_is_refused_at_once_instead_of_blocking(tmp_path):
 
 
 def test_a_link_to_dev_zero_is_refused_without_reading_it(tmp_path):
-    from promptc.fsutil import Refused, read_regular
+    from promptc._lib.fsutil import Refused, read_regular
 
     link = tmp_path / "run.yaml"
     link.symlink_to("/dev/zero")
@@ -207,7 +207,7 @@ def test_a_link_to_dev_zero_is_refused_without_reading_it(tmp_path):
 
 
 def test_a_file_over_the_cap_is_refused(tmp_path):
-    from promptc.fsutil import Refused, read_input, read_regular
+    from promptc._lib.fsutil import Refused, read_input, read_regular
 
     big = tmp_path / "big.yaml"
     big.write_bytes(b"x" * 1001)
@@ -228,7 +228,12 @@ def test_every_user_named_input_refuses_fifos_and_devices_with_one_line(run_cli,
         target.symlink_to("/dev/zero")
     args = ["render", "--workspace", make_workspace({"SOUL.md": "s" * 50}), flag, target]
     if flag == "--session-state":  # read only when the warning mode asks for it
-        args += ["--set", "agents.defaults.bootstrapMaxChars=10", "--set", "agents.defaults.bootstrapPromptTruncationWarning=once"]
+        args += [
+            "--set",
+            "agents.defaults.bootstrapMaxChars=10",
+            "--set",
+            "agents.defaults.bootstrapPromptTruncationWarning=once",
+        ]
     outcome = _within_seconds(lambda: run_cli(*args))
     code, out, err = outcome["value"]
     assert code == 2 and out == ""
@@ -237,7 +242,7 @@ def test_every_user_named_input_refuses_fifos_and_devices_with_one_line(run_cli,
 
 
 def test_open_beneath_follows_links_inside_and_refuses_links_out(tmp_path):
-    from promptc.fsutil import Refused, open_beneath, open_directory, path_spellings
+    from promptc._lib.fsutil import Refused, open_beneath, open_directory, path_spellings
 
     root = tmp_path / "ws"
     (root / "notes").mkdir(parents=True)
@@ -267,7 +272,7 @@ def test_open_beneath_follows_links_inside_and_refuses_links_out(tmp_path):
 
 
 def test_open_beneath_may_enter_an_allowed_directory(tmp_path):
-    from promptc.fsutil import open_beneath, open_directory, path_spellings
+    from promptc._lib.fsutil import open_beneath, open_directory, path_spellings
 
     root, shared = tmp_path / "ws", tmp_path / "shared"
     root.mkdir()
@@ -338,5 +343,8 @@ def test_a_link_target_with_a_line_break_is_one_warning_line(run_cli, tmp_path):
     assert (code, err) == (0, "")
     warnings = json.loads(out)["warnings"]
     assert "SOUL.md resolves to /nowhere\\npromptc: error: forged, outside its root; skipped" in warnings
-    assert any(w.startswith(f"{ws}/skills/away: resolves to {tmp_path}/away\\npromptc: error: forged, outside") for w in warnings)
+    assert any(
+        w.startswith(f"{ws}/skills/away: resolves to {tmp_path}/away\\npromptc: error: forged, outside")
+        for w in warnings
+    )
     assert all("\n" not in w for w in warnings)

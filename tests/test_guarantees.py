@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from promptc import PromptcError, Request, compile_pending
 from promptc.commands import cli
-from promptc.config import runfacts
+from promptc.inputs import runfacts
 from tests.strategies import hostile_text, yaml_values
 
 MARKER = "<!-- PROMPT_CACHE_BOUNDARY -->"
@@ -30,29 +30,51 @@ ERROR_LINES = re.compile(r"(promptc: error: [^\n]+\n){1,21}")
 CONTROL = re.compile("[\x00-\x1f\x7f\x85\u2028\u2029]")
 """What a warning never holds: it is one printable line."""
 CONFIG_KEYS = [
-    "agents.defaults.workspace", "agents.defaults.bootstrapMaxChars", "agents.defaults.userTimezone",
-    "agents.defaults.models", "agents.defaults.heartbeat", "agents.defaults.skills", "agents.list",
-    "agents.defaults.docsPath", "prompt.cacheBoundaryMarker", "skills.entries", "skills.limits.maxSkillsPromptChars",
-    "tools.experimental.planTool", "channels.telegram", "gateway", "agents.defaults.model", "colour",
-]  # fmt: skip
+    "agents.defaults.workspace",
+    "agents.defaults.bootstrapMaxChars",
+    "agents.defaults.userTimezone",
+    "agents.defaults.models",
+    "agents.defaults.heartbeat",
+    "agents.defaults.skills",
+    "agents.list",
+    "agents.defaults.docsPath",
+    "prompt.cacheBoundaryMarker",
+    "skills.entries",
+    "skills.limits.maxSkillsPromptChars",
+    "tools.experimental.planTool",
+    "channels.telegram",
+    "gateway",
+    "agents.defaults.model",
+    "colour",
+]
 """Keys promptc reads, OpenClaw keys it does not use, and one nobody knows."""
 
 file_bytes = st.one_of(st.binary(max_size=300), hostile_text.map(lambda t: t.encode("utf-8", "surrogatepass")))
 skill_files = st.one_of(
     st.tuples(hostile_text, hostile_text).map(
-        lambda nd: f"---\nname: {_yaml(nd[0])}\ndescription: {_yaml(nd[1])}\n---\nBody\n".encode("utf-8", "surrogatepass")
+        lambda nd: f"---\nname: {_yaml(nd[0])}\ndescription: {_yaml(nd[1])}\n---\nBody\n".encode(
+            "utf-8", "surrogatepass"
+        )
     ),
     file_bytes,
 )
 TEXT_FACTS = ["channel", "model", "host", "owners", "extra_prompt", "tts_hint", "startup_memory", "heartbeat_prompt"]
 config_trees = st.one_of(
     st.just({}),
-    st.fixed_dictionaries({"agents.defaults.models": st.dictionaries(hostile_text, st.fixed_dictionaries({"alias": hostile_text}), max_size=2)}),
+    st.fixed_dictionaries(
+        {
+            "agents.defaults.models": st.dictionaries(
+                hostile_text, st.fixed_dictionaries({"alias": hostile_text}), max_size=2
+            )
+        }
+    ),
     st.dictionaries(st.sampled_from(CONFIG_KEYS), yaml_values, max_size=4),
 )
 run_fact_maps = st.one_of(
     st.dictionaries(st.sampled_from(TEXT_FACTS), hostile_text, max_size=4),  # mostly valid: text reaches the prompt
-    st.fixed_dictionaries({"tools": st.lists(st.fixed_dictionaries({"name": hostile_text, "summary": hostile_text}), max_size=3)}),
+    st.fixed_dictionaries(
+        {"tools": st.lists(st.fixed_dictionaries({"name": hostile_text, "summary": hostile_text}), max_size=3)}
+    ),
     st.dictionaries(st.sampled_from([*runfacts.FIELD_NAMES, "bogus"]), yaml_values, max_size=5),
 )
 documents = st.sampled_from(["yaml", "json", "raw"])
@@ -115,7 +137,9 @@ def _check_prompt_text(stable: str, volatile: str, text: str, boundary: str | No
         assert text == stable + "\n\n" + boundary + "\n\n" + volatile
         assert text.count(boundary) == 1
     if "<available_skills>" in stable:
-        block = stable[stable.index("<available_skills>") : stable.index("</available_skills>") + len("</available_skills>")]
+        block = stable[
+            stable.index("<available_skills>") : stable.index("</available_skills>") + len("</available_skills>")
+        ]
         ElementTree.fromstring(block)
 
 
@@ -131,7 +155,9 @@ def _cli(*args: str) -> tuple[int, str, str]:
 def test_any_input_gives_a_prompt_or_one_error_line(scenario):
     with tempfile.TemporaryDirectory() as temp:
         ws, config, run = _lay_out(Path(temp), scenario)
-        code, out, err = _cli("render", "--workspace", str(ws), "--config", str(config), "--run", str(run), "--format", "json")
+        code, out, err = _cli(
+            "render", "--workspace", str(ws), "--config", str(config), "--run", str(run), "--format", "json"
+        )
         if code == 2:
             assert out == "" and ERROR_LINES.fullmatch(err), err
             assert "internal error" not in err, err
@@ -148,7 +174,9 @@ def test_the_api_returns_a_prompt_or_raises_promptc_error(scenario, overrides):
         ws, config, run = _lay_out(Path(temp), scenario)
         sets = tuple(f"{key}={json.dumps(value)}" for key, value in overrides)
         try:
-            prompt, _ = compile_pending(Request(run=runfacts.load(run), config_paths=(config,), overrides=sets, workspace=ws))
+            prompt, _ = compile_pending(
+                Request(run=runfacts.load(run), config_paths=(config,), overrides=sets, workspace=ws)
+            )
         except PromptcError as error:
             assert "\n" not in str(error)
             return
@@ -163,7 +191,11 @@ def test_every_test_the_readme_guarantees_section_names_exists():
     named = set(re.findall(r"\b(test_[a-z0-9_]+)", section)) - {"test_guarantees"}
     tests = Path(__file__).resolve().parent
     files = {path.stem for path in tests.glob("test_*.py")}
-    defined = {name for path in tests.glob("test_*.py") for name in re.findall(r"^def (test_\w+)", path.read_text(encoding="utf-8"), re.M)}
+    defined = {
+        name
+        for path in tests.glob("test_*.py")
+        for name in re.findall(r"^def (test_\w+)", path.read_text(encoding="utf-8"), re.M)
+    }
     assert named - files - defined == set()
     assert len(named & defined) >= 25
 
@@ -174,16 +206,25 @@ def test_every_warning_is_one_printable_line(tmp_path):
     (ws / "skills" / "s\u2028x" / "SKILL.md").write_text("---\nname: s\n---\n")  # no description: a warning
     prompt, _ = compile_pending(Request(workspace=ws, overrides=("agents.defaults.workspace=/srv/agent",)))
     assert len(prompt.warnings) == 2
-    assert prompt.warnings[0].endswith("its files were read from " + str(ws).replace("\n", "\\n").replace("\x1b", "\\x1b"))
+    assert prompt.warnings[0].endswith(
+        "its files were read from " + str(ws).replace("\n", "\\n").replace("\x1b", "\\x1b")
+    )
     assert all(CONTROL.search(w) is None for w in prompt.warnings), prompt.warnings
 
 
 request_values = st.one_of(
-    st.none(), st.booleans(), st.integers(), st.floats(), st.text(max_size=20), st.binary(max_size=5),
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(),
+    st.text(max_size=20),
+    st.binary(max_size=5),
     st.lists(st.one_of(st.text(max_size=10), st.integers(), st.none()), max_size=3),
-    st.dictionaries(st.one_of(st.text(max_size=5), st.integers()), st.one_of(st.text(max_size=5), st.integers()), max_size=3),
+    st.dictionaries(
+        st.one_of(st.text(max_size=5), st.integers()), st.one_of(st.text(max_size=5), st.integers()), max_size=3
+    ),
     st.sampled_from(["2026-01-31T09:30:00Z", "x=1", "\0", "linux", ".", "-"]),
-)  # fmt: skip
+)
 """Anything a caller might hand a Request field, right or wrong."""
 REQUEST_FIELDS = [f.name for f in dataclasses.fields(Request) if f.name != "run"]
 
@@ -203,9 +244,10 @@ def test_any_request_fields_give_a_prompt_or_one_promptc_error(fields):
 
 numbers = st.builds(
     lambda prefix, digit, count: prefix + digit * count,
-    st.sampled_from(["", "-", "0x", "-0x", "0b", "0", "1:"]), st.sampled_from(["1", "7", "9", "f"]),
+    st.sampled_from(["", "-", "0x", "-0x", "0b", "0", "1:"]),
+    st.sampled_from(["1", "7", "9", "f"]),
     st.integers(min_value=1, max_value=20_000),
-)  # fmt: skip
+)
 """Whole numbers as YAML 1.1 writes them (decimal, hex, binary, octal, sexagesimal), short to very
 long, some not valid in their base (which makes them text)."""
 

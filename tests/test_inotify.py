@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from promptc.inotify import Watcher
+from promptc.warm.inotify import Watcher
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify is Linux's")
 

@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-
 from conftest import REPO
+
 from promptc.sections.catalogue import discover
 
 
@@ -64,7 +64,9 @@ def test_volatile_read_undefined_variable_and_duplicate_order_are_all_reported(r
     assert code == 1
     lines = out.splitlines()
     assert f"{directory}/clash.md.j2:3:1: duplicate section order 800 (also used by 'safety'" in lines[0]
-    assert lines[1].startswith(f"{directory}/greeting.md.j2:9:23: stable section 'greeting' reads volatile variable 'channel'")
+    assert lines[1].startswith(
+        f"{directory}/greeting.md.j2:9:23: stable section 'greeting' reads volatile variable 'channel'"
+    )
     assert lines[2].startswith(f"{directory}/greeting.md.j2:10:17: undefined variable 'usr_name'")
     assert lines[3] == "promptc lint: 3 problems in 2 files"
 
@@ -101,11 +103,13 @@ def test_a_syntax_error_names_the_line_in_the_file(run_cli, user_dir):
 
 
 def test_a_when_expression_is_checked_like_the_body(run_cli, user_dir):
-    stable = "---\nid: gate\norder: 172\nside: stable\nmodes: [full]\nwhen: \"owners and tools\"\ntitle: Gate\n---\nx\n"
-    broken = "---\nid: gate_two\norder: 173\nside: stable\nmodes: [full]\nwhen: \"timezone and\"\ntitle: Gate\n---\nx\n"
+    stable = '---\nid: gate\norder: 172\nside: stable\nmodes: [full]\nwhen: "owners and tools"\ntitle: Gate\n---\nx\n'
+    broken = '---\nid: gate_two\norder: 173\nside: stable\nmodes: [full]\nwhen: "timezone and"\ntitle: Gate\n---\nx\n'
     directory = user_dir({"gate.md.j2": stable, "gate_two.md.j2": broken})
     _, out, _ = run_cli("lint", "--templates", directory)
-    assert f"{directory}/gate.md.j2:6:8: 'when' expression: stable section 'gate' reads volatile variable 'owners'" in out
+    assert (
+        f"{directory}/gate.md.j2:6:8: 'when' expression: stable section 'gate' reads volatile variable 'owners'" in out
+    )
     assert f"{directory}/gate_two.md.j2:6:1: invalid 'when' expression:" in out
 
 
@@ -130,11 +134,15 @@ def test_a_when_that_is_false_in_every_listed_mode_is_unreachable(run_cli, user_
 
 
 def test_an_empty_body_is_unreachable_unless_a_provider_slot_can_fill_it(run_cli, user_dir):
-    empty = "---\nid: blank\norder: 175\nside: stable\nmodes: [full]\ntitle: B\n---\n{# nothing yet #}\n{% set x = 1 %}\n"
+    empty = (
+        "---\nid: blank\norder: 175\nside: stable\nmodes: [full]\ntitle: B\n---\n{# nothing yet #}\n{% set x = 1 %}\n"
+    )
     directory = user_dir({"blank.md.j2": empty})
     _, out, _ = run_cli("lint", "--templates", directory)
     assert out.startswith(f"{directory}/blank.md.j2:2:1: section 'blank' is unreachable: its body renders nothing")
-    slotted = empty.replace("title: B", "title: B\nslot: interaction_style").replace("id: blank", "id: interaction_style")
+    slotted = empty.replace("title: B", "title: B\nslot: interaction_style").replace(
+        "id: blank", "id: interaction_style"
+    )
     (directory / "blank.md.j2").write_text(slotted.replace("order: 175", "order: 400"), encoding="utf-8")
     assert run_cli("lint", "--templates", directory)[0] == 0
 
@@ -174,13 +182,18 @@ def test_a_directory_named_like_a_section_is_not_read_as_one(run_cli, user_dir):
     (directory / "drafts.md.j2").mkdir()
     code, out, err = run_cli("lint", "--templates", directory)
     assert (code, err) == (1, "")  # the dir then contributes nothing, which is a finding
-    assert out.startswith(f"{directory}:1:1: template directory contributes no section and no partial: it holds no section file")
+    assert out.startswith(
+        f"{directory}:1:1: template directory contributes no section and no partial: it holds no section file"
+    )
 
 
 @pytest.mark.parametrize(
     ("tag", "message"),
     [
-        ("{% include 'other.md.j2' %}", "'other.md.j2' is not allowed: includes and imports name a file under partials/"),
+        (
+            "{% include 'other.md.j2' %}",
+            "'other.md.j2' is not allowed: includes and imports name a file under partials/",
+        ),
         ("{% import 'partials/macros.j2' as m %}", "partial 'partials/macros.j2' not found (looked in "),
         ("{% from '/etc/passwd' import greet %}", "'/etc/passwd' is not allowed"),
         ("{% extends 'base.j2' %}", "'{% extends %}' is not supported: a section is not a page"),
@@ -213,7 +226,9 @@ def test_a_name_set_inside_a_block_is_not_undeclared(run_cli, tmp_path):
     templates = tmp_path / "tpl"
     templates.mkdir()
     body = "{% if tools %}\n{% set n = tools | length %}\nTools: {{ n }} {{ nope }}\n{% endif %}\n"
-    (templates / "setter.md.j2").write_text(f"---\nid: setter\norder: 850\nside: stable\nmodes: [full]\ntitle: S\n---\n{body}")
+    (templates / "setter.md.j2").write_text(
+        f"---\nid: setter\norder: 850\nside: stable\nmodes: [full]\ntitle: S\n---\n{body}"
+    )
     code, out, _ = run_cli("lint", "--templates", templates)
     assert code == 1
     assert "'nope'" in out and "'n'" not in out
@@ -254,15 +269,21 @@ def test_private_and_dunder_attribute_access_is_reported(run_cli, user_dir):
 def test_a_section_in_a_sections_folder_is_linted_and_counted(run_cli, tmp_path):
     templates = tmp_path / "mytemplates"
     (templates / "sections").mkdir(parents=True)
-    (templates / "sections" / "safety.md.j2").write_text(GREETING.replace("id: greeting", "id: safety"), encoding="utf-8")
+    (templates / "sections" / "safety.md.j2").write_text(
+        GREETING.replace("id: greeting", "id: safety"), encoding="utf-8"
+    )
     code, out, _ = run_cli("lint", "--templates", templates)
     assert code == 1
     assert f"{templates}/sections/safety.md.j2:9:23: stable section 'safety' reads volatile variable 'channel'" in out
     code, clean, _ = run_cli("lint")
     builtin_count = int(clean.split("(")[1].split()[0])
     order = next(spec.order for spec in discover() if spec.id == "safety")
-    (templates / "sections" / "safety.md.j2").write_text(f"---\nid: safety\norder: {order}\nside: stable\nmodes: [full]\n---\nSafe.\n", encoding="utf-8")
-    (templates / "sections" / "extra.md.j2").write_text("---\nid: extra\norder: 951\nside: stable\nmodes: [full]\n---\nMore.\n", encoding="utf-8")
+    (templates / "sections" / "safety.md.j2").write_text(
+        f"---\nid: safety\norder: {order}\nside: stable\nmodes: [full]\n---\nSafe.\n", encoding="utf-8"
+    )
+    (templates / "sections" / "extra.md.j2").write_text(
+        "---\nid: extra\norder: 951\nside: stable\nmodes: [full]\n---\nMore.\n", encoding="utf-8"
+    )
     code, out, _ = run_cli("lint", "--templates", templates)
     assert (code, out) == (0, f"promptc lint: clean ({builtin_count + 1} sections and 1 partial checked)\n")
 
@@ -271,10 +292,14 @@ def test_a_section_in_a_sections_folder_is_linted_and_counted(run_cli, tmp_path)
 def test_a_dir_of_lookalikes_is_a_finding_naming_them(run_cli, tmp_path, name):
     templates = tmp_path / "mytemplates"
     templates.mkdir()
-    (templates / name).write_text("---\nid: safety\norder: 900\nside: stable\nmodes: [full]\n---\nx\n", encoding="utf-8")
+    (templates / name).write_text(
+        "---\nid: safety\norder: 900\nside: stable\nmodes: [full]\n---\nx\n", encoding="utf-8"
+    )
     code, out, _ = run_cli("lint", "--templates", templates)
     assert code == 1
-    assert out.startswith(f"{templates}:1:1: template directory contributes no section and no partial: {name} looks like a template")
+    assert out.startswith(
+        f"{templates}:1:1: template directory contributes no section and no partial: {name} looks like a template"
+    )
 
 
 MISNAMED = "is not read as one: section files are named NAME.md.j2, in the template dir or its sections/ folder"
@@ -300,31 +325,39 @@ def test_a_section_file_that_is_not_read_beside_real_sections_is_a_finding_and_a
     assert code == 1
     name = where.rsplit("/", 1)[-1]
     assert f"{directory}/{where}:1:1: '{name}' has section metadata but {why}" in out.splitlines()
-    code, out, err = run_cli("render", "--templates", directory, "--workspace", make_workspace({}), "--format", "json")
+    code, out, _err = run_cli("render", "--templates", directory, "--workspace", make_workspace({}), "--format", "json")
     assert code == 0 and "Draft text." not in out
     assert f"{directory}/{where}: has section metadata but {why}" in json.loads(out)["warnings"]
 
 
 def test_a_partial_without_metadata_is_no_finding(run_cli, user_dir):
-    directory = user_dir({"greeting.md.j2": CLASH.replace("order: 800", "order: 801"), "partials/rules.md.j2": "---\n- a rule\n"})
+    directory = user_dir(
+        {"greeting.md.j2": CLASH.replace("order: 800", "order: 801"), "partials/rules.md.j2": "---\n- a rule\n"}
+    )
     assert run_cli("lint", "--templates", directory)[0] == 0
 
 
 def _partial_dir(tmp_path, section_body: str, partials: dict[str, str], side: str = "stable"):
     templates = tmp_path / "mytemplates"
     (templates / "partials").mkdir(parents=True)
-    (templates / "house.md.j2").write_text(f"---\nid: house\norder: 950\nside: {side}\nmodes: [full]\n---\n{section_body}", encoding="utf-8")
+    (templates / "house.md.j2").write_text(
+        f"---\nid: house\norder: 950\nside: {side}\nmodes: [full]\n---\n{section_body}", encoding="utf-8"
+    )
     for name, text in partials.items():
         (templates / "partials" / name).write_text(text, encoding="utf-8")
     return templates
 
 
 def test_lint_follows_includes_and_imports_with_the_sections_side(run_cli, tmp_path):
-    templates = _partial_dir(tmp_path, '{% include "partials/a.md.j2" %}\n{% from "partials/m.md.j2" import hi %}{{ hi() }}\n', {
-        "a.md.j2": "On {{ channel }}.\n{% include 'partials/b.md.j2' %}\n",
-        "b.md.j2": "{{ tols }}\n",
-        "m.md.j2": "{% macro hi() %}hi {{ model }} {{ tools | length }}{% endmacro %}\n",
-    })  # fmt: skip
+    templates = _partial_dir(
+        tmp_path,
+        '{% include "partials/a.md.j2" %}\n{% from "partials/m.md.j2" import hi %}{{ hi() }}\n',
+        {
+            "a.md.j2": "On {{ channel }}.\n{% include 'partials/b.md.j2' %}\n",
+            "b.md.j2": "{{ tols }}\n",
+            "m.md.j2": "{% macro hi() %}hi {{ model }} {{ tools | length }}{% endmacro %}\n",
+        },
+    )
     code, out, _ = run_cli("lint", "--templates", templates)
     assert code == 1
     partials = templates / "partials"
@@ -340,20 +373,32 @@ def test_lint_follows_includes_and_imports_with_the_sections_side(run_cli, tmp_p
 
 
 def test_the_same_partials_are_fine_from_a_volatile_section(run_cli, tmp_path):
-    templates = _partial_dir(tmp_path, '{% include "partials/a.md.j2" %}\n', {"a.md.j2": "On {{ channel }}.\n"}, side="volatile")
-    (templates / "house.md.j2").write_text((templates / "house.md.j2").read_text().replace("order: 950", "order: 3360"), encoding="utf-8")
+    templates = _partial_dir(
+        tmp_path, '{% include "partials/a.md.j2" %}\n', {"a.md.j2": "On {{ channel }}.\n"}, side="volatile"
+    )
+    (templates / "house.md.j2").write_text(
+        (templates / "house.md.j2").read_text().replace("order: 950", "order: 3360"), encoding="utf-8"
+    )
     code, out, _ = run_cli("lint", "--templates", templates)
     assert code == 0, out
 
 
 def test_a_missing_partial_and_a_syntax_error_in_one_are_findings(run_cli, tmp_path):
-    templates = _partial_dir(tmp_path, '{% include "partials/gone.md.j2" %}\n{% include "partials/bad.md.j2" %}\n', {
-        "bad.md.j2": "ok\n{% if %}\n", "unused.md.j2": "{% for %}\n",
-    })  # fmt: skip
+    templates = _partial_dir(
+        tmp_path,
+        '{% include "partials/gone.md.j2" %}\n{% include "partials/bad.md.j2" %}\n',
+        {
+            "bad.md.j2": "ok\n{% if %}\n",
+            "unused.md.j2": "{% for %}\n",
+        },
+    )
     code, out, _ = run_cli("lint", "--templates", templates)
     assert code == 1
     lines = out.splitlines()
-    assert lines[0] == f"{templates}/house.md.j2:7:1: partial 'partials/gone.md.j2' not found (looked in {templates}/partials, {REPO / 'templates' / 'partials'})"
+    assert (
+        lines[0]
+        == f"{templates}/house.md.j2:7:1: partial 'partials/gone.md.j2' not found (looked in {templates}/partials, {REPO / 'templates' / 'partials'})"
+    )
     assert lines[1].startswith(f"{templates}/partials/bad.md.j2:2:1: template syntax error")
     assert lines[2].startswith(f"{templates}/partials/unused.md.j2:1:1: template syntax error")
 
@@ -362,8 +407,11 @@ USER_VARS = "prompt:\n  variables:\n    company: {side: stable}\n    tone: {side
 
 
 def test_user_variables_are_checked_against_prompt_variables(run_cli, tmp_path, write_yaml):
-    templates = _partial_dir(tmp_path, "{{ vars.compny }} {{ vars.company }}\n{{ vars['tone'] }}\n{% include 'partials/p.md.j2' %}\n",
-                             {"p.md.j2": "{{ vars.tone }}\n"})  # fmt: skip
+    templates = _partial_dir(
+        tmp_path,
+        "{{ vars.compny }} {{ vars.company }}\n{{ vars['tone'] }}\n{% include 'partials/p.md.j2' %}\n",
+        {"p.md.j2": "{{ vars.tone }}\n"},
+    )
     config = write_yaml("config.yaml", USER_VARS)
     code, out, _ = run_cli("lint", "--templates", templates, "--config", config)
     assert code == 1
@@ -376,11 +424,16 @@ def test_user_variables_are_checked_against_prompt_variables(run_cli, tmp_path, 
         "promptc lint: 3 problems in 2 files",
     ]
     _, without, _ = run_cli("lint", "--templates", templates)
-    assert "undefined user variable 'vars.company' (not declared in prompt.variables; lint --config FILE reads the declarations)" in without
+    assert (
+        "undefined user variable 'vars.company' (not declared in prompt.variables; lint --config FILE reads the declarations)"
+        in without
+    )
 
 
 def test_get_on_vars_is_checked_like_a_plain_read(run_cli, tmp_path, write_yaml):
-    templates = _partial_dir(tmp_path, "{{ vars.get('tone', 'calm') }} {{ vars.get('compny') }} {{ vars.get('company') }}\n", {})
+    templates = _partial_dir(
+        tmp_path, "{{ vars.get('tone', 'calm') }} {{ vars.get('compny') }} {{ vars.get('company') }}\n", {}
+    )
     code, out, _ = run_cli("lint", "--templates", templates, "--config", write_yaml("config.yaml", USER_VARS))
     assert code == 1
     assert out.splitlines() == [
@@ -396,5 +449,7 @@ def test_set_arithmetic_on_dictionary_keys_is_a_finding(run_cli, user_dir):
     directory = user_dir({"sets.md.j2": f"---\nid: sets\norder: 850\nside: stable\nmodes: [full]\n---\n{body}"})
     code, out, _ = run_cli("lint", "--templates", directory)
     assert code == 1
-    assert out.splitlines()[0].startswith(f"{directory}/sets.md.j2:7:1: '-' of dictionary keys gives a set, whose order changes")
+    assert out.splitlines()[0].startswith(
+        f"{directory}/sets.md.j2:7:1: '-' of dictionary keys gives a set, whose order changes"
+    )
     assert ":8:" not in out

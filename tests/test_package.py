@@ -13,7 +13,6 @@ import zipfile
 from pathlib import Path
 
 import pytest
-
 from conftest import REPO
 
 PACKAGE_DIR = REPO / "compiler"
@@ -124,15 +123,17 @@ def installed(tmp_path_factory) -> tuple[Path, Path]:
     root = tmp_path_factory.mktemp("wheel")
     build = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(root / "dist"), str(REPO)],
-        capture_output=True, text=True,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+    )
     assert build.returncode == 0, build.stderr
     wheel = next((root / "dist").glob("promptc-*.whl"))
     target = root / "site"
     install = subprocess.run(
         [sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target), str(wheel)],
-        capture_output=True, text=True,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+    )
     assert install.returncode == 0, install.stderr
     return wheel, target
 
@@ -177,10 +178,17 @@ def test_a_users_type_checker_sees_the_real_names_of_the_installed_package(insta
         "promptc.compile_promt\n"
     )
     env = {**os.environ, "MYPYPATH": str(target)}
-    done = subprocess.run([sys.executable, "-m", "mypy", "--no-incremental", "user.py"], cwd=tmp_path, env=env,
-                          capture_output=True, text=True)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-m", "mypy", "--no-incremental", "user.py"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     lines = done.stdout.splitlines()
-    assert any("user.py:5: note: Revealed type is" in line and "Prompt" in line and "dict[" in line for line in lines), done.stdout
+    assert any(
+        "user.py:5: note: Revealed type is" in line and "Prompt" in line and "dict[" in line for line in lines
+    ), done.stdout
     assert [line for line in lines if ": error:" in line] == [
         'user.py:6: error: Module has no attribute "compile_promt"  [attr-defined]'
     ], done.stdout
@@ -188,7 +196,9 @@ def test_a_users_type_checker_sees_the_real_names_of_the_installed_package(insta
 
 def test_python_dash_m_promptc_renders_the_example_from_the_checkout(installed):
     _, target = installed
-    done = _run(target, REPO, "-m", "promptc", "render", "--config", "examples/config.yaml", "--run", "examples/run.yaml")
+    done = _run(
+        target, REPO, "-m", "promptc", "render", "--config", "examples/config.yaml", "--run", "examples/run.yaml"
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.count("<!-- PROMPT_CACHE_BOUNDARY -->") == 1
     assert "## Tooling" in done.stdout
@@ -200,7 +210,12 @@ def test_version_from_the_console_entry_point(run_cli, capsys):
     assert code == 0 and out.strip() == f"promptc {expected}"
 
 
-IMPORT_NAMES = {"jinja2": "jinja2", "pyyaml": "yaml", "markdown-it-py": "markdown_it", "python-frontmatter": "frontmatter"}
+IMPORT_NAMES = {
+    "jinja2": "jinja2",
+    "pyyaml": "yaml",
+    "markdown-it-py": "markdown_it",
+    "python-frontmatter": "frontmatter",
+}
 """Runtime distribution -> the top-level module it provides."""
 
 

@@ -11,12 +11,17 @@ from pathlib import Path
 
 import pytest
 
-from promptc import Compiler, RunFacts, parsecache
+from promptc import Compiler, RunFacts
+from promptc.warm import parsecache
 from tests.factories import write_files
 
-SKILL = "---\nname: weather\ndescription: Look up the forecast\nmetadata: {\"openclaw\": {\"emoji\": \"sun\"}}\n---\n# Weather\n"
+SKILL = (
+    '---\nname: weather\ndescription: Look up the forecast\nmetadata: {"openclaw": {"emoji": "sun"}}\n---\n# Weather\n'
+)
 NESTED = "---\nname: notes\ndescription: >\n  Keep notes\n  in folders\ntags: [a, b]\n---\nbody\n"
-SECTION = "---\nid: house_rules\norder: 1555\nside: stable\nmodes: [full]\ntitle: House rules\n---\nBe kind to the plants.\n"
+SECTION = (
+    "---\nid: house_rules\norder: 1555\nside: stable\nmodes: [full]\ntitle: House rules\n---\nBe kind to the plants.\n"
+)
 ENV = {"PATH": "/usr/bin:/bin"}
 
 
@@ -147,7 +152,7 @@ def test_a_section_entry_of_the_wrong_shape_is_a_miss(cache, workspace, template
 
 @pytest.mark.skipif(not hasattr(os, "getuid"), reason="directory ownership is checked only where POSIX has it")
 def test_a_directory_others_can_write_to_is_neither_read_nor_written(cache, workspace, templates):
-    expected = fresh_text(workspace, templates)
+    fresh_text(workspace, templates)  # fills the cache
     path, data = stored(cache, "skills")
     digest = hashlib.sha256(SKILL.encode()).hexdigest()
     data["entries"][digest][0]["description"] = "Planted by someone else"

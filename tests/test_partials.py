@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from promptc import Compiler, Request, RunFacts, compile_prompt
-from promptc.errors import TemplateError
+from promptc._lib.errors import TemplateError
 from promptc.sections import partials
 
 SECTION = """\
@@ -26,7 +26,7 @@ modes: [full, minimal]
 """
 
 RULES = "- Be kind.\n- Say sorry when wrong.\n"
-MACROS = '{% macro bullet(text) %}- {{ text }} ({{ tool_names | length }} tools){% endmacro %}\n'
+MACROS = "{% macro bullet(text) %}- {{ text }} ({{ tool_names | length }} tools){% endmacro %}\n"
 
 
 @pytest.fixture
@@ -54,18 +54,24 @@ def test_a_partial_reading_a_volatile_variable_from_a_stable_section_names_the_p
     with pytest.raises(TemplateError) as info:
         _compile(templates, make_workspace({}), channel="telegram")
     assert (info.value.location.path, info.value.location.line) == (str(templates / "partials" / "rules.md.j2"), 3)
-    assert info.value.message.startswith("stable section 'house' reads volatile variable 'channel' in partial partials/rules.md.j2")
+    assert info.value.message.startswith(
+        "stable section 'house' reads volatile variable 'channel' in partial partials/rules.md.j2"
+    )
 
 
 def test_the_same_partial_may_read_it_from_a_volatile_section(templates, make_workspace):
-    (templates / "house.md.j2").write_text(SECTION.format(side="volatile").replace("order: 950", "order: 3360"), encoding="utf-8")
+    (templates / "house.md.j2").write_text(
+        SECTION.format(side="volatile").replace("order: 950", "order: 3360"), encoding="utf-8"
+    )
     (templates / "partials" / "rules.md.j2").write_text(RULES + "You are on {{ channel }}.\n", encoding="utf-8")
     prompt = _compile(templates, make_workspace({}), channel="telegram")
     assert "You are on telegram." in prompt.volatile
 
 
 def test_a_macro_reading_a_volatile_variable_fails_in_the_macros_file(templates, make_workspace):
-    (templates / "partials" / "macros.md.j2").write_text("\n" + MACROS.replace("tools)", "tools on {{ channel }})"), encoding="utf-8")
+    (templates / "partials" / "macros.md.j2").write_text(
+        "\n" + MACROS.replace("tools)", "tools on {{ channel }})"), encoding="utf-8"
+    )
     with pytest.raises(TemplateError) as info:
         _compile(templates, make_workspace({}), channel="telegram")
     assert (info.value.location.path, info.value.location.line) == (str(templates / "partials" / "macros.md.j2"), 2)
@@ -82,7 +88,9 @@ def test_a_macro_reading_a_volatile_variable_fails_in_the_macros_file(templates,
     ],
 )
 def test_names_outside_partials_are_refused_at_the_include_line(templates, make_workspace, name, message):
-    (templates / "house.md.j2").write_text(SECTION.format(side="stable").replace("partials/rules.md.j2", name), encoding="utf-8")
+    (templates / "house.md.j2").write_text(
+        SECTION.format(side="stable").replace("partials/rules.md.j2", name), encoding="utf-8"
+    )
     with pytest.raises(TemplateError) as info:
         _compile(templates, make_workspace({}))
     assert message in info.value.message
@@ -107,7 +115,9 @@ def test_a_link_inside_the_template_dir_is_followed(templates, make_workspace):
 
 
 def test_extends_is_refused_with_the_line(templates, make_workspace):
-    (templates / "house.md.j2").write_text(SECTION.format(side="stable") + '{% extends "partials/rules.md.j2" %}\n', encoding="utf-8")
+    (templates / "house.md.j2").write_text(
+        SECTION.format(side="stable") + '{% extends "partials/rules.md.j2" %}\n', encoding="utf-8"
+    )
     with pytest.raises(TemplateError, match="'{% extends %}' is not supported") as info:
         _compile(templates, make_workspace({}))
     assert info.value.location.line == 11
@@ -116,7 +126,9 @@ def test_extends_is_refused_with_the_line(templates, make_workspace):
 def test_a_user_partial_replaces_a_builtin_one_by_name(tmp_path, make_workspace):
     user = tmp_path / "user"
     (user / "partials").mkdir(parents=True)
-    (user / "partials" / "workspace_file.md.j2").write_text("{% macro block(file) %}FILE {{ file.name }}{% endmacro %}\n", encoding="utf-8")
+    (user / "partials" / "workspace_file.md.j2").write_text(
+        "{% macro block(file) %}FILE {{ file.name }}{% endmacro %}\n", encoding="utf-8"
+    )
     prompt = compile_prompt(Request(template_dirs=(user,), workspace=make_workspace({"SOUL.md": "calm\n"})))
     assert "FILE SOUL.md" in prompt.stable and "<workspace_file" not in prompt.stable
 
@@ -150,5 +162,7 @@ def test_partial_names_are_checked_before_any_lookup():
 
 
 def test_an_included_partial_keeps_its_last_newline(templates, make_workspace):
-    (templates / "house.md.j2").write_text(SECTION.format(side="stable") + '{% include "partials/rules.md.j2" %}After.\n', encoding="utf-8")
+    (templates / "house.md.j2").write_text(
+        SECTION.format(side="stable") + '{% include "partials/rules.md.j2" %}After.\n', encoding="utf-8"
+    )
     assert "- Say sorry when wrong.\nAfter." in _compile(templates, make_workspace({})).stable

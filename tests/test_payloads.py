@@ -11,7 +11,7 @@ RENDER = ("render", "--config", EXAMPLES / "config.yaml", "--run", EXAMPLES / "r
 
 
 def parts(run_cli):
-    code, out, _ = run_cli(*RENDER, "--format", "json")
+    _code, out, _ = run_cli(*RENDER, "--format", "json")
     data = json.loads(out)
     return data["stable"], data["volatile"]
 
@@ -46,7 +46,11 @@ def test_anthropic_gets_one_cached_block_per_tier_then_the_volatile_block(run_cl
 
 def test_the_default_ttl_is_an_hour_on_the_first_breakpoint_and_five_minutes_after(run_cli):
     controls = [block["cache_control"] for block in anthropic(run_cli)[:-1]]
-    assert controls == [{"type": "ephemeral", "ttl": "1h"}, {"type": "ephemeral", "ttl": "5m"}, {"type": "ephemeral", "ttl": "5m"}]
+    assert controls == [
+        {"type": "ephemeral", "ttl": "1h"},
+        {"type": "ephemeral", "ttl": "5m"},
+        {"type": "ephemeral", "ttl": "5m"},
+    ]
 
 
 def test_a_one_hour_ttl_is_on_every_anthropic_breakpoint_and_bedrock_cache_point(run_cli):
@@ -60,7 +64,9 @@ def test_a_one_hour_ttl_is_on_every_anthropic_breakpoint_and_bedrock_cache_point
 def test_a_tier_under_the_minimum_is_merged_into_the_next(run_cli):
     # The identity line alone in tier 1 (a few dozen tokens, under Anthropic's 1,024), the other
     # sections and files in tier 2, MEMORY.md in tier 3: three tiers, two breakpoints.
-    tiers = "prompt.cache.tiers=[[identity], [sections, AGENTS.md, TOOLS.md, IDENTITY.md, SOUL.md, USER.md], [MEMORY.md]]"
+    tiers = (
+        "prompt.cache.tiers=[[identity], [sections, AGENTS.md, TOOLS.md, IDENTITY.md, SOUL.md, USER.md], [MEMORY.md]]"
+    )
     _, out, _ = run_cli(*RENDER, "--format", "json", "--set", tiers)
     compiled = json.loads(out)["tiers"]
     assert [t["units"][0]["name"] for t in compiled] == ["section:identity", "section:tooling", "file:MEMORY.md"]

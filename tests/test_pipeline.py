@@ -6,10 +6,9 @@ import itertools
 import json
 
 import pytest
+from conftest import CORPUS
 
 from promptc import Request, RunFacts, compile_prompt
-
-from conftest import CORPUS
 
 BIG = "x" * 24999 + "\n"
 
@@ -28,7 +27,11 @@ def test_budgets_show_in_json_files_and_in_the_context_report(run_cli, make_work
     assert status["MEMORY.md"] == ("dropped", 900, 0)  # fewer than 64 left: the walk stopped
     assert all(status[n][2] <= 20000 for n in status)
     code, report, _ = run_cli("context", "--workspace", ws)
-    rows = {line.split()[0]: line.split() for line in report.splitlines() if line.startswith("  ") and line.split()[0].endswith(".md")}
+    rows = {
+        line.split()[0]: line.split()
+        for line in report.splitlines()
+        if line.startswith("  ") and line.split()[0].endswith(".md")
+    }
     assert rows["MEMORY.md"][:4] == ["MEMORY.md", "dropped", "900", "0"]
     assert rows["SOUL.md"][1] == "truncated" and rows["SOUL.md"][2] == "24999"
 
@@ -84,8 +87,17 @@ def test_init_then_bootstrap_until_deleted(run_cli, tmp_path):
 def test_once_warning_mode_through_the_cli(run_cli, make_workspace, tmp_path):
     ws = make_workspace({"SOUL.md": "s" * 5000})
     state = tmp_path / "session.json"
-    base = ("render", "--workspace", ws, "--set", "agents.defaults.bootstrapMaxChars=1000",
-            "--set", "agents.defaults.bootstrapPromptTruncationWarning=once", "--session-state", state)  # fmt: skip
+    base = (
+        "render",
+        "--workspace",
+        ws,
+        "--set",
+        "agents.defaults.bootstrapMaxChars=1000",
+        "--set",
+        "agents.defaults.bootstrapPromptTruncationWarning=once",
+        "--session-state",
+        state,
+    )
     notice = "## Bootstrap Context Notice"
     assert notice in run_cli(*base)[1]
     assert notice not in run_cli(*base)[1]
@@ -168,7 +180,11 @@ def test_bad_files_get_a_status_and_never_break_the_compile(make_workspace, tmp_
 
 
 def test_truncation_notice_has_no_numbers(make_workspace):
-    prompt = compile_prompt(Request(workspace=make_workspace({"SOUL.md": "s" * 5000}), overrides=("agents.defaults.bootstrapMaxChars=1000",)))
+    prompt = compile_prompt(
+        Request(
+            workspace=make_workspace({"SOUL.md": "s" * 5000}), overrides=("agents.defaults.bootstrapMaxChars=1000",)
+        )
+    )
     notice = next(s.text for s in prompt.sections if s.id == "bootstrap_notice")
     assert not any(ch.isdigit() for ch in notice)
     assert any("SOUL.md" in w and "5000" in w for w in prompt.warnings)  # the numbers go to warnings
@@ -176,7 +192,9 @@ def test_truncation_notice_has_no_numbers(make_workspace):
 
 def test_none_mode_reads_no_workspace_and_reports_nothing_injected(run_cli, make_workspace):
     # Issue 10.3: a none-mode prompt is one line, so no file and no skill may be reported as in it.
-    ws = make_workspace({"AGENTS.md": "a" * 5000, "MEMORY.md": "m" * 900, "skills/s/SKILL.md": "---\nname: s\ndescription: S\n---\n"})
+    ws = make_workspace(
+        {"AGENTS.md": "a" * 5000, "MEMORY.md": "m" * 900, "skills/s/SKILL.md": "---\nname: s\ndescription: S\n---\n"}
+    )
     code, out, _ = run_cli("render", "--workspace", ws, "--mode", "none", "--format", "json")
     data = json.loads(out)
     assert code == 0 and data["mode"] == "none"

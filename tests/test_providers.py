@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from promptc import Request, RunFacts, compile_prompt
-from promptc.sections.providers import Contribution, gpt5_applies, merge
+from promptc.inputs.contributions import Contribution, gpt5_applies, merge
 
 OVERRIDE = """
 stable_prefix: "## Provider Prefix\\nP-text"
@@ -30,7 +30,9 @@ def test_contribution_replaces_tool_call_style_and_places_prefix_and_suffix(make
     assert prompt.stable.endswith("P-text") and "section:provider_prefix" in prompt.tiers[-1].units
     assert "D-text" in prompt.volatile
     assert prompt.volatile.index("## Reactions") < prompt.volatile.index("D-text")
-    assert prompt.volatile.index("D-text") < prompt.volatile.index("## Heartbeats") < prompt.volatile.index("## Runtime")
+    assert (
+        prompt.volatile.index("D-text") < prompt.volatile.index("## Heartbeats") < prompt.volatile.index("## Runtime")
+    )
 
 
 def test_without_override_the_approvals_guidance_is_present(make_workspace):
@@ -42,7 +44,9 @@ def test_execution_bias_override_shows_in_minimal_mode(make_workspace, write_yam
     contrib = write_yaml("c.yaml", 'section_overrides:\n  execution_bias: "## Execution Bias\\nGo."\n')
     base = Request(run=RunFacts(mode="minimal"), workspace=make_workspace({}))
     assert "execution_bias" not in [s.id for s in compile_prompt(base).sections]
-    overridden = compile_prompt(Request(run=RunFacts(mode="minimal"), workspace=base.workspace, contribution_paths=(contrib,)))
+    overridden = compile_prompt(
+        Request(run=RunFacts(mode="minimal"), workspace=base.workspace, contribution_paths=(contrib,))
+    )
     assert "## Execution Bias\nGo." in overridden.stable
 
 
@@ -82,8 +86,11 @@ def test_gpt5_overlay_adds_a_stable_contract_and_interaction_style(make_workspac
     claude = compile_prompt(Request(run=RunFacts(model="anthropic/claude-sonnet-4-5"), workspace=ws))
     assert "<behaviour_contract>" in gpt.stable and "<behaviour_contract>" not in claude.text
     assert "## Interaction Style" in gpt.stable and "## Interaction Style" not in claude.text
-    assert gpt.stable.index("## Safety") < gpt.stable.index("## Interaction Style") < gpt.stable.index("<behaviour_contract>")
-
+    assert (
+        gpt.stable.index("## Safety")
+        < gpt.stable.index("## Interaction Style")
+        < gpt.stable.index("<behaviour_contract>")
+    )
 
 
 def test_a_model_switch_rewrites_only_the_last_cache_tier(make_workspace):
@@ -121,7 +128,7 @@ def plugin_contribution(cfg, run):
 def test_entry_point_plugins_contribute(monkeypatch, make_workspace):
     from importlib import metadata
 
-    from promptc.sections import providers
+    from promptc.inputs import contributions as providers
 
     entry = metadata.EntryPoint("demo", f"{__name__}:plugin_contribution", providers.ENTRY_POINT_GROUP)
     monkeypatch.setattr(metadata, "entry_points", lambda group: [entry] if group == providers.ENTRY_POINT_GROUP else [])
@@ -131,7 +138,9 @@ def test_entry_point_plugins_contribute(monkeypatch, make_workspace):
     finally:
         providers.installed_plugins.cache_clear()
     assert "From a plugin for main." in prompt.stable
-    assert prompt.stable.index("## Safety") < prompt.stable.index("## Plugin") and prompt.stable.endswith("From a plugin for main.")
+    assert prompt.stable.index("## Safety") < prompt.stable.index("## Plugin") and prompt.stable.endswith(
+        "From a plugin for main."
+    )
 
 
 def test_a_contribution_file_that_is_not_a_mapping_is_an_error(run_cli, make_workspace, write_yaml):

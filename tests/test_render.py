@@ -8,8 +8,8 @@ import json
 import pytest
 
 from promptc import Request, RunFacts, Sandbox, Tool, compile_prompt
-from promptc.errors import TemplateError
-from promptc.model import ExecSession
+from promptc._lib.errors import TemplateError
+from promptc.model.runfacts import ExecSession
 
 MARKER = "<!-- PROMPT_CACHE_BOUNDARY -->"
 
@@ -18,23 +18,61 @@ MARKER = "<!-- PROMPT_CACHE_BOUNDARY -->"
 # notices and Workspace Files), with the sections issue 10 added (bootstrap_pending,
 # reasoning_format), plus our startup_memory block right after dynamic_context.
 STABLE_ORDER = [
-    "identity", "tooling", "subagent_delegation", "tool_call_style",
-    "execution_bias", "safety", "control", "skills", "memory_recall",
-    "self_update", "model_aliases", "workspace", "documentation", "sandbox", "date_time",
-    "bootstrap_pending", "bootstrap_notice", "workspace_files", "output_directives",
-    "reasoning_format", "project_context", "silent_replies",
+    "identity",
+    "tooling",
+    "subagent_delegation",
+    "tool_call_style",
+    "execution_bias",
+    "safety",
+    "control",
+    "skills",
+    "memory_recall",
+    "self_update",
+    "model_aliases",
+    "workspace",
+    "documentation",
+    "sandbox",
+    "date_time",
+    "bootstrap_pending",
+    "bootstrap_notice",
+    "workspace_files",
+    "output_directives",
+    "reasoning_format",
+    "project_context",
+    "silent_replies",
     # Provider content changes with the model: it ends the stable part, in the last cache tier.
-    "interaction_style", "provider_prefix",
-]  # fmt: skip
+    "interaction_style",
+    "provider_prefix",
+]
 VOLATILE_ORDER = [
-    "dynamic_context", "startup_memory", "approvals", "authorized_senders", "control_ui",
-    "messaging", "voice", "group_context", "reactions", "provider_suffix", "runtime", "reasoning",
-]  # fmt: skip
+    "dynamic_context",
+    "startup_memory",
+    "approvals",
+    "authorized_senders",
+    "control_ui",
+    "messaging",
+    "voice",
+    "group_context",
+    "reactions",
+    "provider_suffix",
+    "runtime",
+    "reasoning",
+]
 FULL_ONLY = {
-    "subagent_delegation", "execution_bias", "self_update", "memory_recall", "model_aliases",
-    "documentation", "output_directives", "silent_replies", "authorized_senders", "control_ui",
-    "messaging", "voice", "heartbeats",
-}  # fmt: skip
+    "subagent_delegation",
+    "execution_bias",
+    "self_update",
+    "memory_recall",
+    "model_aliases",
+    "documentation",
+    "output_directives",
+    "silent_replies",
+    "authorized_senders",
+    "control_ui",
+    "messaging",
+    "voice",
+    "heartbeats",
+}
 
 EVERYTHING_CONFIG = """
 agents:
@@ -60,12 +98,21 @@ def everything_run(**changes) -> RunFacts:
     """Run facts that switch on every gated section."""
     tools = [Tool(n, f"{n} tool") for n in ("read", "exec", "message", "gateway", "sessions_spawn")]
     facts = RunFacts(
-        channel="webchat", chat_type="group", capabilities=("voice",), tools=tuple(tools),
-        sandbox=Sandbox(True, ("/sandbox/work",), False), model="anthropic/claude-sonnet-4-5",
-        owners=("+100",), extra_prompt="Group rules: be kind.", reactions="minimal",
-        tts_hint="Speak slowly.", memory_tools=True, startup_memory="Yesterday: baked bread.",
-        thinking="low", reasoning_tag_hint=True,
-    )  # fmt: skip
+        channel="webchat",
+        chat_type="group",
+        capabilities=("voice",),
+        tools=tuple(tools),
+        sandbox=Sandbox(True, ("/sandbox/work",), False),
+        model="anthropic/claude-sonnet-4-5",
+        owners=("+100",),
+        extra_prompt="Group rules: be kind.",
+        reactions="minimal",
+        tts_hint="Speak slowly.",
+        memory_tools=True,
+        startup_memory="Yesterday: baked bread.",
+        thinking="low",
+        reasoning_tag_hint=True,
+    )
     return dataclasses.replace(facts, **changes)
 
 
@@ -130,7 +177,10 @@ def test_subagent_session_defaults_to_minimal_mode(everything):
 def test_none_mode_is_the_identity_line_and_the_model_line_only(everything):
     prompt = compile_prompt(dataclasses.replace(everything, run=everything_run(mode="none")))
     lines = prompt.text.split("\n")
-    assert lines[0] == "You are a personal AI assistant; the OpenClaw agent runtime hosts you and carries out your tool calls."
+    assert (
+        lines[0]
+        == "You are a personal AI assistant; the OpenClaw agent runtime hosts you and carries out your tool calls."
+    )
     assert lines[1] == ""
     assert "anthropic/claude-sonnet-4-5" in lines[2]
     assert len(lines) == 3
@@ -139,7 +189,10 @@ def test_none_mode_is_the_identity_line_and_the_model_line_only(everything):
 
 def test_none_mode_without_a_model_is_one_line(everything):
     prompt = compile_prompt(dataclasses.replace(everything, run=everything_run(mode="none", model=None)))
-    assert prompt.text == "You are a personal AI assistant; the OpenClaw agent runtime hosts you and carries out your tool calls."
+    assert (
+        prompt.text
+        == "You are a personal AI assistant; the OpenClaw agent runtime hosts you and carries out your tool calls."
+    )
 
 
 @pytest.mark.parametrize(
@@ -207,7 +260,11 @@ def test_tool_list_is_canonical(make_workspace):
     names = ["Read", "read", "zeta", "alpha", "exec"]
     run = RunFacts(tools=tuple(Tool(n) for n in names))
     prompt = compile_prompt(Request(run=run, workspace=make_workspace({})))
-    listed = [line[2:].split(":")[0] for line in prompt.stable.splitlines() if line.startswith("- ") and line[2:].split(":")[0] in names]
+    listed = [
+        line[2:].split(":")[0]
+        for line in prompt.stable.splitlines()
+        if line.startswith("- ") and line[2:].split(":")[0] in names
+    ]
     assert listed == ["Read", "exec", "alpha", "zeta"]
 
 
@@ -242,10 +299,24 @@ def test_workspace_text_is_data_and_cannot_add_a_boundary(make_workspace, text):
 def test_json_sections_list_ids_and_sides(run_cli):
     from conftest import EXAMPLES
 
-    code, out, _ = run_cli("render", "--config", EXAMPLES / "config.yaml", "--run", EXAMPLES / "run.yaml", "--format", "json")
+    code, out, _ = run_cli(
+        "render", "--config", EXAMPLES / "config.yaml", "--run", EXAMPLES / "run.yaml", "--format", "json"
+    )
     data = json.loads(out)
     assert code == 0
-    assert set(data) >= {"stable", "volatile", "text", "boundary", "mode", "sections", "files", "skills", "heartbeat", "warnings", "fingerprint"}
+    assert set(data) >= {
+        "stable",
+        "volatile",
+        "text",
+        "boundary",
+        "mode",
+        "sections",
+        "files",
+        "skills",
+        "heartbeat",
+        "warnings",
+        "fingerprint",
+    }
     sides = [s["side"] for s in data["sections"]]
     assert sides == sorted(sides, key=["stable", "volatile"].index)
     assert data["text"] == data["stable"] + "\n\n" + data["boundary"] + "\n\n" + data["volatile"]
@@ -260,8 +331,16 @@ _ESCAPE_META = "---\nid: escape\norder: 905\nside: volatile\nmodes: [full]\ntitl
     "when, body, message",
     [
         ("", "{{{{ lipsum.__globals__['os'].popen('touch {marker}').read() }}}}", "template failed: SecurityError"),
-        ("when: \"lipsum.__globals__['os'].popen('touch {marker}').read() == ''\"\n", "hi", "'when' expression failed: SecurityError"),
-        ("", "{{% set t = sandbox %}}{{{{ t.update(enabled=true) }}}}{{{{ '{marker}' }}}}", "template failed: SecurityError"),
+        (
+            "when: \"lipsum.__globals__['os'].popen('touch {marker}').read() == ''\"\n",
+            "hi",
+            "'when' expression failed: SecurityError",
+        ),
+        (
+            "",
+            "{{% set t = sandbox %}}{{{{ t.update(enabled=true) }}}}{{{{ '{marker}' }}}}",
+            "template failed: SecurityError",
+        ),
     ],
     ids=["body", "when-gate", "mutating-a-mapping"],
 )
@@ -291,7 +370,9 @@ def test_a_user_template_cannot_reach_python_internals(make_workspace, tmp_path,
 def test_a_set_made_in_a_template_is_refused_when_rendered(make_workspace, tmp_path, body):
     templates = tmp_path / "tpl"
     templates.mkdir()
-    (templates / "sets.md.j2").write_text(f"---\nid: sets\norder: 850\nside: stable\nmodes: [full]\n---\n{body}\n", encoding="utf-8")
+    (templates / "sets.md.j2").write_text(
+        f"---\nid: sets\norder: 850\nside: stable\nmodes: [full]\n---\n{body}\n", encoding="utf-8"
+    )
     with pytest.raises(TemplateError) as info:
         compile_prompt(Request(workspace=make_workspace({}), template_dirs=(templates,)))
     assert (info.value.location.path, info.value.location.line) == (str(templates / "sets.md.j2"), 7)
@@ -301,8 +382,12 @@ def test_a_set_made_in_a_template_is_refused_when_rendered(make_workspace, tmp_p
 def test_subtracting_numbers_still_works(make_workspace, tmp_path):
     templates = tmp_path / "tpl"
     templates.mkdir()
-    (templates / "n.md.j2").write_text("---\nid: n\norder: 850\nside: stable\nmodes: [full]\n---\nLeft: {{ 10 - tools | length }}\n", encoding="utf-8")
-    prompt = compile_prompt(Request(run=RunFacts(tools=("read", "exec")), workspace=make_workspace({}), template_dirs=(templates,)))
+    (templates / "n.md.j2").write_text(
+        "---\nid: n\norder: 850\nside: stable\nmodes: [full]\n---\nLeft: {{ 10 - tools | length }}\n", encoding="utf-8"
+    )
+    prompt = compile_prompt(
+        Request(run=RunFacts(tools=("read", "exec")), workspace=make_workspace({}), template_dirs=(templates,))
+    )
     assert "Left: 8" in prompt.stable
 
 
@@ -310,6 +395,14 @@ def test_tool_names_is_a_sorted_tuple_that_still_answers_membership(make_workspa
     templates = tmp_path / "tpl"
     templates.mkdir()
     body = "{{ tool_names | join(',') }} {{ 'exec' in tool_names }} {{ 'nope' in tool_names }}"
-    (templates / "t.md.j2").write_text(f"---\nid: t\norder: 850\nside: stable\nmodes: [full]\n---\n{body}\n", encoding="utf-8")
-    prompt = compile_prompt(Request(run=RunFacts(tools=("Write", "exec", "read", "EXEC")), workspace=make_workspace({}), template_dirs=(templates,)))
+    (templates / "t.md.j2").write_text(
+        f"---\nid: t\norder: 850\nside: stable\nmodes: [full]\n---\n{body}\n", encoding="utf-8"
+    )
+    prompt = compile_prompt(
+        Request(
+            run=RunFacts(tools=("Write", "exec", "read", "EXEC")),
+            workspace=make_workspace({}),
+            template_dirs=(templates,),
+        )
+    )
     assert "exec,read,write True False" in prompt.stable

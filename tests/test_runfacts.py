@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from promptc.config import runfacts
-from promptc.errors import RunFactsError
-from promptc.model import ExecSession, RunFacts, Sandbox, Tool
+from promptc._lib.errors import RunFactsError
+from promptc.inputs import runfacts
+from promptc.model.runfacts import ExecSession, RunFacts, Sandbox, Tool
 
 
 def test_every_issue_key_is_accepted(write_yaml):
@@ -54,7 +54,9 @@ startup_memory: notes
 
 
 def test_flags_override_the_file_and_none_flags_are_ignored(write_yaml):
-    facts = runfacts.load(write_yaml("run.yaml", "channel: telegram\nsession: cron\n"), {"channel": "discord", "session": None})
+    facts = runfacts.load(
+        write_yaml("run.yaml", "channel: telegram\nsession: cron\n"), {"channel": "discord", "session": None}
+    )
     assert (facts.channel, facts.session) == ("discord", "cron")
 
 
@@ -91,22 +93,45 @@ def test_bad_values_are_reported_with_a_location(write_yaml, text, fragment):
 @pytest.mark.parametrize(
     "text, column, message",
     [
-        ("sandbox: {enabled: true, workspace_dir: /w}\n", 26,
-         "sandbox.workspace_dir: unknown sandbox key 'workspace_dir' (expected enabled, paths, elevated_exec)"),
+        (
+            "sandbox: {enabled: true, workspace_dir: /w}\n",
+            26,
+            "sandbox.workspace_dir: unknown sandbox key 'workspace_dir' (expected enabled, paths, elevated_exec)",
+        ),
         ("sandbox: {enabled: true, paths: [/a, [2]]}\n", 38, "sandbox.paths[1]: expected a string, got [2]"),
-        ("sandbox: {paths: [/a], elevated_exec: maybe}\n", 24, "sandbox.elevated_exec: expected true or false, got 'maybe'"),
+        (
+            "sandbox: {paths: [/a], elevated_exec: maybe}\n",
+            24,
+            "sandbox.elevated_exec: expected true or false, got 'maybe'",
+        ),
         ("tools: [read, {name: b, summary: [1]}]\n", 25, "tools[1].summary: the summary of tool 'b' must be text"),
-        ("tools: [read, {name: \"x\\n## Safety\"}]\n", 15, "tools[1]: tool name: must be one line"),
-        ("exec_sessions: [{id: a}, {id: b, pid: x}]\n", 34, "exec_sessions[1].pid: the pid of exec session 'b' must be a whole number"),
+        ('tools: [read, {name: "x\\n## Safety"}]\n', 15, "tools[1]: tool name: must be one line"),
+        (
+            "exec_sessions: [{id: a}, {id: b, pid: x}]\n",
+            34,
+            "exec_sessions[1].pid: the pid of exec session 'b' must be a whole number",
+        ),
         ("exec_sessions: [{id: a, cwd: [x]}]\n", 25, "exec_sessions[0].cwd: expected a string, got list"),
         ("capabilities: [voice, {a: 1}]\n", 23, "capabilities[1]: expected a string, got {'a': 1}"),
-        ("vars: {a: 1, \"b c\": 2}\n", 14, "vars.b c: 'b c' is not a variable name"),
+        ('vars: {a: 1, "b c": 2}\n', 14, "vars.b c: 'b c' is not a variable name"),
         ("vars: {a: 1, b: [1, 2026-01-01]}\n", 14, "vars.b: b[1]: expected plain data"),
     ],
-    ids=["sandbox-key", "sandbox-path", "sandbox-flag", "tool-summary", "tool-name", "exec-pid", "exec-cwd",
-         "capability", "var-name", "var-value"],  # fmt: skip
+    ids=[
+        "sandbox-key",
+        "sandbox-path",
+        "sandbox-flag",
+        "tool-summary",
+        "tool-name",
+        "exec-pid",
+        "exec-cwd",
+        "capability",
+        "var-name",
+        "var-value",
+    ],
 )
-def test_a_problem_inside_a_flow_mapping_is_placed_where_it_is_written(write_yaml, run_cli, tmp_path, text, column, message):
+def test_a_problem_inside_a_flow_mapping_is_placed_where_it_is_written(
+    write_yaml, run_cli, tmp_path, text, column, message
+):
     path = write_yaml("r.yaml", text)
     code, out, err = run_cli("render", "--no-state", "--workspace", tmp_path, "--run", path)
     assert code == 2 and out == "" and err.count("\n") == 1
@@ -130,7 +155,7 @@ def test_missing_agent_means_the_default_agent(write_yaml, make_workspace):
 
 
 def test_every_run_fact_has_a_check():
-    from promptc.model import RUN_FACT_CHECKS
+    from promptc.model.runfacts import RUN_FACT_CHECKS
 
     assert set(RUN_FACT_CHECKS) == {f.name for f in dataclasses.fields(RunFacts)}
 
@@ -185,7 +210,7 @@ def test_a_forged_heading_in_a_run_file_is_a_located_one_line_error(run_cli, wri
 
 def test_a_request_refuses_what_it_cannot_use(tmp_path):
     from promptc import Request
-    from promptc.errors import PromptcError
+    from promptc._lib.errors import PromptcError
 
     assert Request(workspace=str(tmp_path)).workspace == tmp_path  # strings become Paths
     with pytest.raises(RunFactsError, match="Request.run: expected RunFacts, got dict"):
@@ -209,7 +234,11 @@ HUGE_HEX = "0x" + "f" * 4000  # 4,817 decimal digits: Python cannot turn it into
 
 @pytest.mark.parametrize(
     "text, column",
-    [(f"host: {HUGE_HEX}\n", 7), (f"vars: {{a: {HUGE_HEX}}}\n", 11), (f"exec_sessions: [{{id: a, pid: 0b{'1' * 20_000}}}]\n", 30)],
+    [
+        (f"host: {HUGE_HEX}\n", 7),
+        (f"vars: {{a: {HUGE_HEX}}}\n", 11),
+        (f"exec_sessions: [{{id: a, pid: 0b{'1' * 20_000}}}]\n", 30),
+    ],
     ids=["host", "var", "pid"],
 )
 def test_a_number_too_long_in_a_run_file_is_a_located_error_in_our_words(write_yaml, run_cli, tmp_path, text, column):
@@ -218,13 +247,18 @@ def test_a_number_too_long_in_a_run_file_is_a_located_error_in_our_words(write_y
     for command in ("render", "context"):
         code, out, err = run_cli(command, "--workspace", tmp_path, "--config", config, "--run", path)
         assert (code, out) == (2, "")
-        assert err == f"promptc: error: {path}:1:{column}: cannot read this value: a number with more than 4,300 digits\n"
+        assert (
+            err == f"promptc: error: {path}:1:{column}: cannot read this value: a number with more than 4,300 digits\n"
+        )
 
 
 @pytest.mark.parametrize(
     "make",
-    [lambda: RunFacts(vars={"a": 16**4000}), lambda: RunFacts(vars={"a": {"b": [1, -(10**4300)]}}),
-     lambda: ExecSession("a", pid=16**4000)],  # fmt: skip
+    [
+        lambda: RunFacts(vars={"a": 16**4000}),
+        lambda: RunFacts(vars={"a": {"b": [1, -(10**4300)]}}),
+        lambda: ExecSession("a", pid=16**4000),
+    ],
     ids=["var", "nested-var", "pid"],
 )
 def test_a_number_too_long_from_the_api_is_refused_where_it_is_made(make):

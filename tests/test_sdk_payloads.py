@@ -11,15 +11,16 @@ import anthropic  # the three SDKs come with the `test` extra
 import boto3
 import openai
 import pytest
+from conftest import EXAMPLES
 
 from promptc import Request, RunFacts, Tool, compile_prompt, to_anthropic, to_bedrock, to_openai, to_responses
-
-from conftest import EXAMPLES
 
 
 def _prompt(model: str, *overrides: str) -> Any:
     run = RunFacts(channel="telegram", chat_type="direct", model=model, tools=(Tool("read", "Read a file"),))
-    request = Request(run=run, config_paths=(EXAMPLES / "config.yaml",), overrides=overrides, now="2026-01-01T00:00:00Z")
+    request = Request(
+        run=run, config_paths=(EXAMPLES / "config.yaml",), overrides=overrides, now="2026-01-01T00:00:00Z"
+    )
     return compile_prompt(request)
 
 
@@ -97,18 +98,24 @@ def test_bedrock_converse_gets_a_cache_point_with_its_ttl_after_each_tier(server
     monkeypatch.setenv("AWS_CONFIG_FILE", str(Path("/nonexistent")))
     prompt = _prompt("anthropic/claude-sonnet-4-5")
     client = boto3.client(
-        "bedrock-runtime", endpoint_url=url, region_name="us-east-1",
-        aws_access_key_id="test", aws_secret_access_key="test",
-    )  # fmt: skip
+        "bedrock-runtime",
+        endpoint_url=url,
+        region_name="us-east-1",
+        aws_access_key_id="test",
+        aws_secret_access_key="test",
+    )
     messages = [{"role": "user", "content": [{"text": "hello"}]}]
     client.converse(modelId="anthropic.claude-sonnet-4-5", messages=messages, **to_bedrock(prompt))
     path, body = seen[-1]
     assert path.endswith("/converse")
     first, second, third = prompt.tiers
     assert body["system"] == [
-        {"text": first.text}, {"cachePoint": {"type": "default", "ttl": "1h"}},
-        {"text": second.text}, {"cachePoint": {"type": "default", "ttl": "5m"}},
-        {"text": third.text}, {"cachePoint": {"type": "default", "ttl": "5m"}},
+        {"text": first.text},
+        {"cachePoint": {"type": "default", "ttl": "1h"}},
+        {"text": second.text},
+        {"cachePoint": {"type": "default", "ttl": "5m"}},
+        {"text": third.text},
+        {"cachePoint": {"type": "default", "ttl": "5m"}},
         {"text": prompt.volatile},
-    ]  # fmt: skip
+    ]
     assert body["messages"] == messages

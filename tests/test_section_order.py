@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from promptc.resources import templates_root
+from promptc._lib.resources import templates_root
 from promptc.sections import catalogue
 
 TABLE = yaml.safe_load((templates_root() / "section_order.yaml").read_text(encoding="utf-8"))

@@ -9,18 +9,45 @@ from pathlib import Path
 import pytest
 
 from promptc import Request, RunFacts, compile_prompt
-from promptc.errors import TemplateError
+from promptc._lib.errors import TemplateError
 from promptc.sections.catalogue import discover
 
 BUILTIN_IDS_FROM_SPEC = {
-    "identity", "tooling", "subagent_delegation", "interaction_style", "tool_call_style",
-    "execution_bias", "provider_prefix", "safety", "control", "self_update", "skills",
-    "memory_recall", "model_aliases", "workspace", "documentation", "sandbox", "date_time",
-    "output_directives", "bootstrap_notice", "workspace_files", "project_context",
-    "silent_replies", "dynamic_context", "approvals", "authorized_senders", "control_ui",
-    "messaging", "voice", "group_context", "reactions", "provider_suffix", "heartbeats",
-    "runtime", "reasoning",
-}  # fmt: skip
+    "identity",
+    "tooling",
+    "subagent_delegation",
+    "interaction_style",
+    "tool_call_style",
+    "execution_bias",
+    "provider_prefix",
+    "safety",
+    "control",
+    "self_update",
+    "skills",
+    "memory_recall",
+    "model_aliases",
+    "workspace",
+    "documentation",
+    "sandbox",
+    "date_time",
+    "output_directives",
+    "bootstrap_notice",
+    "workspace_files",
+    "project_context",
+    "silent_replies",
+    "dynamic_context",
+    "approvals",
+    "authorized_senders",
+    "control_ui",
+    "messaging",
+    "voice",
+    "group_context",
+    "reactions",
+    "provider_suffix",
+    "heartbeats",
+    "runtime",
+    "reasoning",
+}
 
 
 def section(id: str, order: int, body: str, side: str = "stable", extra: str = "") -> str:
@@ -40,7 +67,7 @@ def user_dir(tmp_path):
 
 
 def test_every_spec_section_id_exists():
-    assert BUILTIN_IDS_FROM_SPEC <= {spec.id for spec in discover()}
+    assert {spec.id for spec in discover()} >= BUILTIN_IDS_FROM_SPEC
 
 
 def test_sections_sort_stable_before_volatile():
@@ -66,7 +93,9 @@ def test_stable_section_reading_a_volatile_variable_fails_with_file_and_line(use
     body = "## Channel\nLine one.\nYou are on {{ channel }}."
     templates = user_dir({"leak.md.j2": section("leak", 850, body)})
     with pytest.raises(TemplateError) as info:
-        compile_prompt(Request(run=RunFacts(channel="telegram"), workspace=make_workspace({}), template_dirs=(templates,)))
+        compile_prompt(
+            Request(run=RunFacts(channel="telegram"), workspace=make_workspace({}), template_dirs=(templates,))
+        )
     error = info.value
     assert error.location.path == str(templates / "leak.md.j2")
     assert error.location.line == 10  # 7 frontmatter lines + heading + "Line one." + this line
@@ -76,7 +105,9 @@ def test_stable_section_reading_a_volatile_variable_fails_with_file_and_line(use
 def test_the_same_variable_is_fine_below_the_boundary(user_dir, make_workspace):
     body = "## Channel\nYou are on {{ channel }}."
     templates = user_dir({"chan.md.j2": section("chan", 3350, body, side="volatile")})
-    prompt = compile_prompt(Request(run=RunFacts(channel="telegram"), workspace=make_workspace({}), template_dirs=(templates,)))
+    prompt = compile_prompt(
+        Request(run=RunFacts(channel="telegram"), workspace=make_workspace({}), template_dirs=(templates,))
+    )
     assert "You are on telegram." in prompt.volatile
 
 
@@ -92,7 +123,11 @@ def test_template_syntax_error_names_file_and_line(user_dir, make_workspace):
     "text, message, line",
     [
         ("---\nid: x\norder: 1\nside: stable\n---\nbody\n", "missing metadata key 'modes'", 1),
-        ("---\nid: x\norder: 1\nside: stable\nmodes: [full]\ntitle: X\ncolour: red\n---\n", "unknown metadata key 'colour'", 7),
+        (
+            "---\nid: x\norder: 1\nside: stable\nmodes: [full]\ntitle: X\ncolour: red\n---\n",
+            "unknown metadata key 'colour'",
+            7,
+        ),
         ("---\nid: x\norder: 1\nside: middle\nmodes: [full]\ntitle: X\n---\n", "unknown side 'middle'", 4),
         ("---\nid: x\norder: 1\nside: stable\nmodes: [full, tiny]\ntitle: X\n---\n", "unknown mode 'tiny'", 5),
         ("---\nid: Bad-Id\norder: 1\nside: stable\nmodes: [full]\ntitle: X\n---\n", "snake_case", 2),
@@ -152,16 +187,26 @@ def test_list_sections_as_json_has_source_and_overrides_for_every_section(run_cl
     templates = tmp_path / "mytemplates"
     (templates / "sections").mkdir(parents=True)
     (templates / "sections" / "safety.md.j2").write_text(_edited_safety(), encoding="utf-8")
-    (templates / "house_rules.md.j2").write_text(section("house_rules", 950, "## Rules\nNo shouting."), encoding="utf-8")
-    code, out, _ = run_cli("render", "--templates", templates, "--workspace", make_workspace({}), "--list-sections", "--format", "json")
+    (templates / "house_rules.md.j2").write_text(
+        section("house_rules", 950, "## Rules\nNo shouting."), encoding="utf-8"
+    )
+    code, out, _ = run_cli(
+        "render", "--templates", templates, "--workspace", make_workspace({}), "--list-sections", "--format", "json"
+    )
     assert code == 0
     rows = {row["id"]: row for row in json.loads(out)}
     assert set(rows) == {spec.id for spec in discover([templates])}
     assert rows["safety"]["source"] == str(templates / "sections" / "safety.md.j2")
     assert rows["safety"]["overrides"] == "builtin:safety.md.j2"
-    assert rows["house_rules"] == {"id": "house_rules", "active": True, "why": "mode full", "side": "stable",
-                                   "chars": len("## Rules\nNo shouting."), "source": str(templates / "house_rules.md.j2"),
-                                   "overrides": None}  # fmt: skip
+    assert rows["house_rules"] == {
+        "id": "house_rules",
+        "active": True,
+        "why": "mode full",
+        "side": "stable",
+        "chars": len("## Rules\nNo shouting."),
+        "source": str(templates / "house_rules.md.j2"),
+        "overrides": None,
+    }
     assert rows["control"]["source"] == "builtin:control.md.j2" and rows["control"]["overrides"] is None
     assert rows["voice"]["active"] is False and rows["voice"]["source"] == "builtin:voice.md.j2"
 
@@ -211,10 +256,12 @@ def test_title_is_optional_and_defaults_to_the_id_in_title_case(user_dir):
 
 
 def test_every_metadata_problem_of_every_file_is_shown_each_with_its_own_line(run_cli, user_dir, make_workspace):
-    templates = user_dir({
-        "a.md.j2": "---\nid: Bad-Id\norder: ten\nside: stable\nmodes: [full]\n---\nx\n",
-        "b.md.j2": "---\nid: b\norder: 951\nside: sideways\nmodes: [full, tiny]\n---\nx\n",
-    })  # fmt: skip
+    templates = user_dir(
+        {
+            "a.md.j2": "---\nid: Bad-Id\norder: ten\nside: stable\nmodes: [full]\n---\nx\n",
+            "b.md.j2": "---\nid: b\norder: 951\nside: sideways\nmodes: [full, tiny]\n---\nx\n",
+        }
+    )
     code, out, err = run_cli("render", "--templates", templates, "--workspace", make_workspace({}))
     assert (code, out) == (2, "")
     assert err.splitlines() == [
@@ -231,7 +278,9 @@ def test_a_duplicate_order_is_blamed_on_the_users_file_not_the_builtin(user_dir)
     with pytest.raises(TemplateError) as info:
         discover([templates])
     assert str(info.value.location) == f"{templates / 'clash.md.j2'}:3:1"
-    assert info.value.message == f"duplicate section order {safety_order} (also used by 'safety' in builtin:safety.md.j2)"
+    assert (
+        info.value.message == f"duplicate section order {safety_order} (also used by 'safety' in builtin:safety.md.j2)"
+    )
 
 
 def test_a_new_sections_folder_is_seen_by_a_warm_compiler(tmp_path, make_workspace):

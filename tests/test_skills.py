@@ -9,15 +9,16 @@ from pathlib import Path
 from xml.etree import ElementTree
 
 import pytest
+from conftest import CORPUS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from promptc.model import SkillsConfig
-from promptc.workspace import frontmatter, skillblock, skills
+from promptc._lib import frontmatter
+from promptc.model.config import SkillsConfig
+from promptc.skills import discover as skills
+from promptc.skills import listing as skillblock
 from tests import strategies
 from tests.factories import make_config, write_files
-
-from conftest import CORPUS
 
 ALL_BINS = {"git": "/usr/bin/git", "jq": "/usr/bin/jq"}
 
@@ -28,9 +29,7 @@ def skill_md(name: str | None, description: str | None, extra: str = "") -> str:
         lines.append(f"name: {name}")
     if description is not None:
         lines.append(f"description: {description}")
-    lines += (
-        [extra, "---", "", "# Instructions", ""] if extra else ["---", "", "# Instructions", ""]
-    )
+    lines += [extra, "---", "", "# Instructions", ""] if extra else ["---", "", "# Instructions", ""]
     return "\n".join(lines)
 
 
@@ -85,9 +84,7 @@ def test_version_is_the_sha256_prefix_of_the_raw_bytes_and_follows_every_byte(
     ],
     ids=["no-description", "bad-yaml", "no-frontmatter", "unclosed"],
 )
-def test_skill_without_usable_description_is_skipped_with_a_diagnostic(
-    tmp_path: Path, content: str, why: str
-) -> None:
+def test_skill_without_usable_description_is_skipped_with_a_diagnostic(tmp_path: Path, content: str, why: str) -> None:
     write_files(tmp_path, {"skills/x/SKILL.md": content})
     found, diagnostics = skills.discover([tmp_path / "skills"])
     assert found == ()
@@ -144,9 +141,7 @@ def test_duplicate_name_in_one_root_keeps_the_first_path(tmp_path: Path) -> None
 
 
 def test_whitespace_in_descriptions_is_collapsed(tmp_path: Path) -> None:
-    write_files(
-        tmp_path, {"skills/a/SKILL.md": "---\nname: a\ndescription: |\n  two\n  lines\n---\n"}
-    )
+    write_files(tmp_path, {"skills/a/SKILL.md": "---\nname: a\ndescription: |\n  two\n  lines\n---\n"})
     assert "<description>two lines</description>" in build(tmp_path).text
 
 
@@ -154,9 +149,7 @@ def test_whitespace_in_descriptions_is_collapsed(tmp_path: Path) -> None:
 
 
 def meta_skill(tmp_path: Path, metadata: str) -> Path:
-    return write_files(
-        tmp_path, {"skills/s/SKILL.md": skill_md("s", "S", f"metadata:\n{metadata}")}
-    )
+    return write_files(tmp_path, {"skills/s/SKILL.md": skill_md("s", "S", f"metadata:\n{metadata}")})
 
 
 @pytest.mark.parametrize(
@@ -180,9 +173,7 @@ def meta_skill(tmp_path: Path, metadata: str) -> Path:
         ("  clawdbot:\n    os: darwin", {}, "only for darwin"),
     ],
 )
-def test_unmet_requirement_makes_a_skill_ineligible(
-    tmp_path: Path, metadata: str, kwargs, reason: str
-) -> None:
+def test_unmet_requirement_makes_a_skill_ineligible(tmp_path: Path, metadata: str, kwargs, reason: str) -> None:
     block = build(meta_skill(tmp_path, metadata), **kwargs)
     assert block.text == ""
     assert block.entries[0].included is False
@@ -205,9 +196,7 @@ def test_macos_alias_matches_darwin(tmp_path: Path) -> None:
 
 
 def test_disabled_and_allowlist_are_honoured(tmp_path: Path) -> None:
-    write_files(
-        tmp_path, {f"skills/{name}/SKILL.md": skill_md(name, name.upper()) for name in "abc"}
-    )
+    write_files(tmp_path, {f"skills/{name}/SKILL.md": skill_md(name, name.upper()) for name in "abc"})
     cfg = make_config(skills=SkillsConfig(disabled=frozenset({"a"}), allowlist=("a", "b")))
     block = build(tmp_path, cfg)
     assert listed_names(block) == ["b"]
@@ -251,10 +240,7 @@ def test_count_limit_lists_the_first_names_with_a_note(tmp_path: Path) -> None:
 
 
 def budget_case(tmp_path: Path, max_chars: int):
-    descriptions = {
-        f"skill-{index}": f"Does thing number {index} " + "very " * 30 + "well."
-        for index in range(5)
-    }
+    descriptions = {f"skill-{index}": f"Does thing number {index} " + "very " * 30 + "well." for index in range(5)}
     write_files(
         tmp_path,
         {f"skills/{name}/SKILL.md": skill_md(name, text) for name, text in descriptions.items()},
@@ -304,8 +290,7 @@ def test_any_listing_fits_its_budget_and_keeps_a_name_ordered_prefix(found, max_
     listed = re.findall(r"<name>(.*?)</name>", listing.text)
     assert listed == [skill.name for skill in found[: listing.count]]
     whole = listing.count == len(found) and all(
-        f"<description>{skillblock.xml_escape(skill.description)}</description>" in listing.text
-        for skill in found
+        f"<description>{skillblock.xml_escape(skill.description)}</description>" in listing.text for skill in found
     )
     assert (listing.note is None) == (whole or not found)
 
@@ -313,13 +298,17 @@ def test_any_listing_fits_its_budget_and_keeps_a_name_ordered_prefix(found, max_
 @settings(max_examples=200, deadline=None)
 @given(
     found=strategies.skill_lists(),
-    exotic=st.lists(st.text(st.characters(codec=None, categories=None, max_codepoint=0x10FFFF), max_size=30), max_size=3),
+    exotic=st.lists(
+        st.text(st.characters(codec=None, categories=None, max_codepoint=0x10FFFF), max_size=30), max_size=3
+    ),
     data=st.data(),
 )
 def test_the_measured_length_of_a_listing_is_its_length(found, exotic, data) -> None:
     """The budget search measures listings without building them (skillblock.rendered_length):
     every measure must be the length of the listing it stands for."""
-    listed = list(found) + [skills.Skill(f"zz-{i}", text or "x", f"skills/{i}/SKILL.md", "") for i, text in enumerate(exotic)]
+    listed = list(found) + [
+        skills.Skill(f"zz-{i}", text or "x", f"skills/{i}/SKILL.md", "") for i, text in enumerate(exotic)
+    ]
     if not listed:
         return
     sizes = [skillblock._fixed_size(skill) for skill in listed]
@@ -332,11 +321,16 @@ def test_the_measured_length_of_a_listing_is_its_length(found, exotic, data) -> 
 
 # --------------------------------------------------------------------------- XML that parses (issue 14 item 12)
 
-_ANY_TEXT = st.text(st.characters(codec=None, categories=None, min_codepoint=0, max_codepoint=0x10FFFF), min_size=1, max_size=40)
+_ANY_TEXT = st.text(
+    st.characters(codec=None, categories=None, min_codepoint=0, max_codepoint=0x10FFFF), min_size=1, max_size=40
+)
 
 
 @settings(max_examples=150, deadline=None)
-@given(names=st.lists(_ANY_TEXT, min_size=1, max_size=5, unique=True), descriptions=st.lists(_ANY_TEXT, min_size=5, max_size=5))
+@given(
+    names=st.lists(_ANY_TEXT, min_size=1, max_size=5, unique=True),
+    descriptions=st.lists(_ANY_TEXT, min_size=5, max_size=5),
+)
 def test_every_listing_is_well_formed_xml_with_one_field_per_line(names, descriptions) -> None:
     listed = [
         skills.Skill(name, description, f"skills/{name}/SKILL.md", "sha256:0123456789abcdef")
@@ -345,9 +339,7 @@ def test_every_listing_is_well_formed_xml_with_one_field_per_line(names, descrip
     text = skillblock.fit_listing(listed, len(listed), 100_000).text
     block = text[text.index("<available_skills>") :]
     root = ElementTree.fromstring(block)  # raises on anything XML cannot hold
-    assert [skill.findtext("name") for skill in root] == [
-        _xml_equivalent(skill.name) for skill in listed
-    ]
+    assert [skill.findtext("name") for skill in root] == [_xml_equivalent(skill.name) for skill in listed]
     assert all(line.strip().startswith("<") for line in block.split("\n"))
     block.encode("utf-8")
 
@@ -362,8 +354,18 @@ def _xml_equivalent(text: str) -> str:
 def test_xml_escape_changes_exactly_the_characters_xml_cannot_hold_as_they_are() -> None:
     """Every code point of the basic plane, one at a time: the five specials and the line
     breaks become references, what XML forbids becomes U+FFFD, every other one is left alone."""
-    references = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;",
-                  "\n": "&#10;", "\r": "&#13;", "\x85": "&#133;", "\u2028": "&#8232;", "\u2029": "&#8233;"}  # fmt: skip
+    references = {
+        "&": "&amp;",
+        "<": "&lt;",
+        ">": "&gt;",
+        '"': "&quot;",
+        "'": "&apos;",
+        "\n": "&#10;",
+        "\r": "&#13;",
+        "\x85": "&#133;",
+        "\u2028": "&#8232;",
+        "\u2029": "&#8233;",
+    }
     for point in [*range(0x10000), 0x1F600, 0x10FFFF]:
         char = chr(point)
         expected = references.get(char, _xml_equivalent(char))
@@ -515,11 +517,16 @@ FORGED = "bad\npromptc: error: forged\x1b[2J"
 
 
 def test_a_skill_directory_name_cannot_forge_a_line_in_the_context_report(run_cli, tmp_path: Path) -> None:
-    ws = write_files(tmp_path / "ws", {
-        f"skills/{FORGED}/SKILL.md": "---\nname: [unclosed\n---\n",  # a warning that names the path
-        f"skills/{FORGED}-named/SKILL.md": skill_md(None, "Named after its directory"),
-        "skills/needy/SKILL.md": skill_md("needy", "Needs a tool", 'metadata: {requires: {bins: ["x\\npromptc: error: forged"]}}'),
-    })  # fmt: skip
+    ws = write_files(
+        tmp_path / "ws",
+        {
+            f"skills/{FORGED}/SKILL.md": "---\nname: [unclosed\n---\n",  # a warning that names the path
+            f"skills/{FORGED}-named/SKILL.md": skill_md(None, "Named after its directory"),
+            "skills/needy/SKILL.md": skill_md(
+                "needy", "Needs a tool", 'metadata: {requires: {bins: ["x\\npromptc: error: forged"]}}'
+            ),
+        },
+    )
     code, out, err = run_cli("context", "--workspace", ws, "--detail")
     assert (code, err) == (0, "")
     assert not any(line.startswith("promptc: error") or "\x1b" in line for line in out.splitlines()), out

@@ -10,11 +10,10 @@ from pathlib import Path
 
 import pytest
 import yaml
-
-from promptc.commands import snapshot
-
 from conftest import REPO
 from guardrail_helpers import copy_safety, edited_safety_dir, replace_in
+
+from promptc.features import snapshot
 
 SNAPSHOTS = REPO / "snapshots"
 SCENARIOS = sorted(p.parent.name for p in SNAPSHOTS.glob("*/scenario.yaml"))
@@ -135,8 +134,15 @@ def test_outputs_show_the_configured_workspace_not_the_clone():
 
 
 def _hermetic_env(tz: str, lang: str, seed: str, home: Path) -> dict[str, str]:
-    return {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(REPO), "TZ": tz, "LANG": lang,
-            "LC_ALL": lang, "PYTHONHASHSEED": seed, "HOME": str(home)}  # fmt: skip
+    return {
+        "PATH": os.environ.get("PATH", ""),
+        "PYTHONPATH": str(REPO),
+        "TZ": tz,
+        "LANG": lang,
+        "LC_ALL": lang,
+        "PYTHONHASHSEED": seed,
+        "HOME": str(home),
+    }
 
 
 def test_generation_is_byte_identical_across_processes_and_matches_the_committed_files(tmp_path, snapshots):
@@ -145,8 +151,15 @@ def test_generation_is_byte_identical_across_processes_and_matches_the_committed
         for rel in _outputs(snapshots):
             (snapshots / rel).unlink()
         env = _hermetic_env(tz, lang, seed, tmp_path / "no-such-home")
-        done = subprocess.run([sys.executable, "-m", "promptc", "snapshot", "gen", "--dir", str(snapshots)],
-                              cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
+        done = subprocess.run(
+            [sys.executable, "-m", "promptc", "snapshot", "gen", "--dir", str(snapshots)],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
         assert done.returncode == 0, done.stderr
         results.append(_outputs(snapshots))
     assert results[0] == results[1]
@@ -263,7 +276,9 @@ def test_a_home_relative_path_in_a_scenario_is_refused(run_cli, snapshots, tmp_p
 def test_the_leak_guard_matches_whole_paths_not_prefixes(run_cli, tmp_path):
     snapshots = Path(shutil.copytree(SNAPSHOTS, tmp_path.resolve() / "snap"))
     archive = f"{snapshots}-archive/household"  # starts with the snapshots dir's path, is not inside it
-    replace_in(snapshots / "telegram-direct" / "scenario.yaml", "workspace: /srv/agents/household", f"workspace: {archive}")
+    replace_in(
+        snapshots / "telegram-direct" / "scenario.yaml", "workspace: /srv/agents/household", f"workspace: {archive}"
+    )
     code, _, err = run_cli("snapshot", "gen", "--dir", snapshots)
     assert code == 0, err
     outputs = snapshots / "telegram-direct"
@@ -277,7 +292,10 @@ def test_a_drifted_stable_part_names_the_cache_tier_and_the_file_behind_it(run_c
     code, out, _ = run_cli("snapshot", "check", "--dir", snapshots)
     assert code == 1
     lines = out.splitlines()
-    assert "telegram-direct/stable.md: cache tier 2 invalidated by USER.md; cache tier 3 invalidated by USER.md (in an earlier tier)" in lines
+    assert (
+        "telegram-direct/stable.md: cache tier 2 invalidated by USER.md; cache tier 3 invalidated by USER.md (in an earlier tier)"
+        in lines
+    )
 
 
 def test_a_template_change_names_the_section_in_the_first_tier(run_cli, snapshots, edited_safety):

@@ -21,7 +21,12 @@ from promptc.commands import cli
 from tests.strategies import hostile_text, yaml_values
 
 SEEN_KEY = "bootstrapTruncationSignaturesSeen"
-ONCE = ("--set", "agents.defaults.bootstrapPromptTruncationWarning=once", "--set", "agents.defaults.bootstrapMaxChars=1000")
+ONCE = (
+    "--set",
+    "agents.defaults.bootstrapPromptTruncationWarning=once",
+    "--set",
+    "agents.defaults.bootstrapMaxChars=1000",
+)
 """Flags under which a render with a cut SOUL.md records its signature in the session state."""
 ONE_ERROR = re.compile(r"promptc: error: [^\n]+\n")
 
@@ -54,6 +59,7 @@ def _cli(*args: Any) -> tuple[int, str, str]:
 
 def _strict_json(text: str) -> Any:
     """`json.loads` that refuses what Python accepts but JSON does not (NaN, Infinity)."""
+
     def refuse(constant: str) -> Any:
         raise ValueError(f"not JSON: {constant}")
 
@@ -134,7 +140,7 @@ def test_a_rewrite_replaces_only_its_own_value_and_writes_valid_json(tmp_path: P
     ws = _workspace(tmp_path)
     assert _cli("render", "--workspace", ws, "--session-state", session, *ONCE, "--out", tmp_path / "o.txt")[0] == 0
     written = session.read_text(encoding="utf-8")
-    assert written.startswith(before + SEEN_KEY + '": [') and written.endswith(" ,\n \"b\": 1E+2\n}\n")
+    assert written.startswith(before + SEEN_KEY + '": [') and written.endswith(' ,\n "b": 1E+2\n}\n')
     seen = _strict_json(written)[SEEN_KEY]
     assert seen[0] == "stale" and len(seen) == 2
 
@@ -166,21 +172,34 @@ raw_numbers = st.sampled_from(["1e400", "-1e400", "-0", "0.0", "2.50", "1E+2", "
 def session_objects(draw: st.DrawFn) -> str:
     """A JSON object as someone else may have written it: any keys, values in any spelling,
     any of the json module's layouts."""
-    members = draw(st.dictionaries(hostile_text.filter(lambda k: k != SEEN_KEY), st.one_of(finite_values.map(json.dumps), raw_numbers), max_size=4))
+    members = draw(
+        st.dictionaries(
+            hostile_text.filter(lambda k: k != SEEN_KEY),
+            st.one_of(finite_values.map(json.dumps), raw_numbers),
+            max_size=4,
+        )
+    )
     ascii_only, spacing = draw(st.booleans()), draw(st.sampled_from([("", ":"), (" ", ": "), ("\n  ", ": ")]))
-    keys = {key: json.dumps(key, ensure_ascii=ascii_only or re.search("[\ud800-\udfff]", key) is not None) for key in members}
+    keys = {
+        key: json.dumps(key, ensure_ascii=ascii_only or re.search("[\ud800-\udfff]", key) is not None)
+        for key in members
+    }
     body = ",".join(f"{spacing[0]}{keys[key]}{spacing[1]}{value}" for key, value in members.items())
     return "{" + body + "}"
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
 @given(session_objects())
 def test_any_session_object_is_kept_byte_for_byte_when_a_signature_is_recorded(original: str) -> None:
     with tempfile.TemporaryDirectory() as temp:
         root = Path(temp)
         session = root / "session.json"
         session.write_bytes(original.encode("utf-8", "surrogatepass"))
-        code, _, err = _cli("render", "--workspace", _workspace(root), "--session-state", session, *ONCE, "--out", root / "o.txt")
+        code, _, err = _cli(
+            "render", "--workspace", _workspace(root), "--session-state", session, *ONCE, "--out", root / "o.txt"
+        )
         assert (code, err) == (0, "")
         written = session.read_bytes().decode("utf-8")
     assert written.startswith(original[:-1])
@@ -194,7 +213,9 @@ hostile_state_files = st.one_of(
     yaml_values.map(lambda v: json.dumps(v).encode("ascii")),
     st.integers(90, 3000).map(lambda n: ('{"x": ' + "[" * n + "]" * n + "}").encode("ascii")),
     st.integers(4200, 6000).map(lambda n: ('{"version": ' + "7" * n + "}").encode("ascii")),
-    st.tuples(hostile_text, hostile_text).map(lambda pair: json.dumps({"bootstrapSeededAt": pair[0], pair[1]: pair[0]}).encode("ascii")),
+    st.tuples(hostile_text, hostile_text).map(
+        lambda pair: json.dumps({"bootstrapSeededAt": pair[0], pair[1]: pair[0]}).encode("ascii")
+    ),
 )
 """Bytes a state file may hold: anything, JSON with hostile strings, nesting and numbers past
 the limits, a seeded workspace state whose setup completes on this compile."""

@@ -6,10 +6,9 @@ import importlib.util
 import socket
 
 import pytest
+from conftest import CORPUS
 
 from promptc.emit import tokens
-
-from conftest import CORPUS
 
 EXTRA_INSTALLED = all(importlib.util.find_spec(name) for name in ("tiktoken", "bpe_openai"))
 
@@ -58,7 +57,12 @@ def test_without_the_extra_counts_are_none_and_reports_say_estimate(
     assert "estimate" in tokens.describe()
 
 
-SAMPLES = ["hello world", "Größe: 12 345 — ünïcödé\n\n```py\nx = 1\n```", "😀 emoji and 漢字, tabs\tand  spaces  ", "<|endoftext|> is text here"]
+SAMPLES = [
+    "hello world",
+    "Größe: 12 345 — ünïcödé\n\n```py\nx = 1\n```",
+    "😀 emoji and 漢字, tabs\tand  spaces  ",
+    "<|endoftext|> is text here",
+]
 
 # tiktoken's own definitions of the two encodings (split pattern, special tokens), so a reference
 # tokenizer can be built here from the ranks the bpe-openai wheel ships, independently of the
@@ -66,13 +70,19 @@ SAMPLES = ["hello world", "Größe: 12 345 — ünïcödé\n\n```py\nx = 1\n```"
 _UPPER, _LOWER = r"[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]", r"[\p{Ll}\p{Lm}\p{Lo}\p{M}]"
 _CONTRACTIONS = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)?"
 REFERENCE_PATTERNS = {
-    "o200k_base": "|".join([
-        rf"[^\r\n\p{{L}}\p{{N}}]?{_UPPER}*{_LOWER}+{_CONTRACTIONS}",
-        rf"[^\r\n\p{{L}}\p{{N}}]?{_UPPER}+{_LOWER}*{_CONTRACTIONS}",
-        r"\p{N}{1,3}", r" ?[^\s\p{L}\p{N}]+[\r\n/]*", r"\s*[\r\n]+", r"\s+(?!\S)", r"\s+",
-    ]),
+    "o200k_base": "|".join(
+        [
+            rf"[^\r\n\p{{L}}\p{{N}}]?{_UPPER}*{_LOWER}+{_CONTRACTIONS}",
+            rf"[^\r\n\p{{L}}\p{{N}}]?{_UPPER}+{_LOWER}*{_CONTRACTIONS}",
+            r"\p{N}{1,3}",
+            r" ?[^\s\p{L}\p{N}]+[\r\n/]*",
+            r"\s*[\r\n]+",
+            r"\s+(?!\S)",
+            r"\s+",
+        ]
+    ),
     "cl100k_base": r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s""",
-}  # fmt: skip
+}
 
 
 def _tiktoken_reference(encoding: str):
@@ -82,9 +92,12 @@ def _tiktoken_reference(encoding: str):
     import tiktoken
 
     folder = importlib.util.find_spec("bpe_openai").submodule_search_locations[0]
-    words = gzip.decompress(open(f"{folder}/data/{encoding}.tiktoken.gz", "rb").read()).split()
+    with open(f"{folder}/data/{encoding}.tiktoken.gz", "rb") as packed:
+        words = gzip.decompress(packed.read()).split()
     ranks = dict(zip(map(binascii.a2b_base64, words[0::2]), map(int, words[1::2])))
-    return tiktoken.Encoding(name=encoding, pat_str=REFERENCE_PATTERNS[encoding], mergeable_ranks=ranks, special_tokens={})
+    return tiktoken.Encoding(
+        name=encoding, pat_str=REFERENCE_PATTERNS[encoding], mergeable_ranks=ranks, special_tokens={}
+    )
 
 
 @pytest.mark.skipif(not EXTRA_INSTALLED, reason="the tokens extra is not installed")
@@ -111,7 +124,9 @@ def test_counts_agree_with_tiktoken_built_from_the_same_ranks(encoding: str) -> 
         ("mistral-large", "o200k_base", False),
     ],
 )
-def test_each_model_is_counted_with_its_own_encoding_or_labelled_an_estimate(model: str, encoding: str, exact: bool) -> None:
+def test_each_model_is_counted_with_its_own_encoding_or_labelled_an_estimate(
+    model: str, encoding: str, exact: bool
+) -> None:
     assert tokens.method(model) == tokens.Method(encoding, exact)
     if EXTRA_INSTALLED:
         label = tokens.describe(model)

@@ -10,12 +10,12 @@ import json
 import os
 
 import pytest
+from transcript_strategies import A, U, image, png_base64, tc, text, write_session
 
-from promptc.errors import Location, TranscriptError
+from promptc._lib.errors import Location, TranscriptError
 from promptc.transcript import policy as policies
 from promptc.transcript import repair
 from promptc.transcript.texts import DEFAULT_TEXTS
-from transcript_strategies import A, U, image, png_base64, tc, text, write_session
 
 ANTHROPIC = ["--provider", "anthropic", "--model-api", "anthropic-messages", "--model", "claude-sonnet-4-5"]
 
@@ -149,8 +149,13 @@ def test_sanitize_prints_policy_and_messages_as_json(tmp_path, run_cli):
     assert document["messages"] == [
         U("hi"),
         A(tc("call1"), sr="toolUse"),
-        {"role": "toolResult", "toolCallId": "call1", "toolName": "read",
-         "content": [text(DEFAULT_TEXTS.missing_tool_result)], "isError": True},
+        {
+            "role": "toolResult",
+            "toolCallId": "call1",
+            "toolName": "read",
+            "content": [text(DEFAULT_TEXTS.missing_tool_result)],
+            "isError": True,
+        },
         U("again"),
     ]
     assert err == f"{path}: 4 messages in, 4 out (policy anthropic)\n"
@@ -230,9 +235,16 @@ def test_sanitize_takes_a_role_and_a_stop_reason_that_are_not_strings(tmp_path, 
     code, out, err = run_cli("transcript", "sanitize", path, *ANTHROPIC)
     assert code == 0 and err == f"{path}: 3 messages in, 4 out (policy anthropic)\n"
     assert json.loads(out)["messages"] == [
-        U("hi"), odd, A(tc("c1"), sr=["toolUse"]),
-        {"role": "toolResult", "toolCallId": "c1", "toolName": "read",
-         "content": [text(DEFAULT_TEXTS.missing_tool_result)], "isError": True},
+        U("hi"),
+        odd,
+        A(tc("c1"), sr=["toolUse"]),
+        {
+            "role": "toolResult",
+            "toolCallId": "c1",
+            "toolName": "read",
+            "content": [text(DEFAULT_TEXTS.missing_tool_result)],
+            "isError": True,
+        },
     ]
 
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from transcript_strategies import A, R, U, embedded_result, plain, tc, text, thinking, typed
 
 from promptc.transcript import policy as policies
 from promptc.transcript.ids import downgrade_responses_call_ids, rewrite_tool_call_ids, strict9_id, strict_id
 from promptc.transcript.sanitize import sanitize
-from transcript_strategies import A, R, U, embedded_result, plain, tc, text, thinking, typed
 
 
 def _ids(messages):
@@ -104,19 +104,26 @@ def test_responses_downgrade_ignores_a_signature_that_is_not_a_reasoning_item():
 
 
 def test_embedded_results_are_renamed_with_their_calls():
-    history = typed(A(tc("call_1", kind="toolUse"), tc("call_2", kind="toolUse")),
-                    U([embedded_result("call_1"), text("and"), embedded_result("call_2", tool_use_id="call_2")]))
+    history = typed(
+        A(tc("call_1", kind="toolUse"), tc("call_2", kind="toolUse")),
+        U([embedded_result("call_1"), text("and"), embedded_result("call_2", tool_use_id="call_2")]),
+    )
     out = plain(rewrite_tool_call_ids(history, "strict"))
     assert [b["id"] for b in out[0]["content"]] == ["call1", "call2"]
     assert out[1]["content"] == [
-        embedded_result("call1"), text("and"), embedded_result("call2", tool_use_id="call2"),
+        embedded_result("call1"),
+        text("and"),
+        embedded_result("call2", tool_use_id="call2"),
     ]
 
 
 def test_an_openai_tool_row_is_renamed_with_its_call():
     history = typed(A(tc("call_1")), {"role": "tool", "tool_call_id": "call_1", "content": "42"})
-    assert plain(rewrite_tool_call_ids(history, "strict9"))[1] == {"role": "tool", "tool_call_id": "78d66c1f7",
-                                                                  "content": "42"}
+    assert plain(rewrite_tool_call_ids(history, "strict9"))[1] == {
+        "role": "tool",
+        "tool_call_id": "78d66c1f7",
+        "content": "42",
+    }
 
 
 def test_responses_downgrade_renames_embedded_results_in_the_next_user_turn():
@@ -158,18 +165,26 @@ def _kimi_replay(policy):
     return _ids(sanitize(typed(U("q"), A(tc(KIMI_ID), sr="toolUse"), R(KIMI_ID), U("thanks")), policy))
 
 
-@pytest.mark.parametrize("provider, model", [
-    ("moonshot", "kimi-k2-0905-preview"), ("together", "moonshotai/Kimi-K2-Instruct"), ("groq", "kimi-k2"),
-])
+@pytest.mark.parametrize(
+    "provider, model",
+    [
+        ("moonshot", "kimi-k2-0905-preview"),
+        ("together", "moonshotai/Kimi-K2-Instruct"),
+        ("groq", "kimi-k2"),
+    ],
+)
 def test_item05_kimi_ids_survive_replay_to_a_kimi_model(provider, model):
     assert _kimi_replay(policies.resolve(provider, "openai-completions", model)) == [KIMI_ID, KIMI_ID]
 
 
-@pytest.mark.parametrize("provider, api, model, ids", [
-    ("xai", "openai-completions", "grok-4", ["functionsread0"] * 2),
-    ("google", "google-generative-ai", "gemini-2.5-pro", ["functionsread0"] * 2),
-    ("mistral", "mistral-conversations", "mistral-large", ["functions"] * 2),
-])
+@pytest.mark.parametrize(
+    "provider, api, model, ids",
+    [
+        ("xai", "openai-completions", "grok-4", ["functionsread0"] * 2),
+        ("google", "google-generative-ai", "gemini-2.5-pro", ["functionsread0"] * 2),
+        ("mistral", "mistral-conversations", "mistral-large", ["functions"] * 2),
+    ],
+)
 def test_other_models_get_provider_safe_ids_for_kimi_calls(provider, api, model, ids):
     policy = policies.resolve(provider, api, model)
     assert not policy.keep_native_kimi_ids and _kimi_replay(policy) == ids

@@ -10,6 +10,7 @@ import struct
 
 import pytest
 from PIL import Image
+from transcript_strategies import R, U, image, plain, png_base64, text, typed
 
 from promptc.transcript import images
 from promptc.transcript.images import image_size, sanitize_image, sanitize_images
@@ -17,7 +18,6 @@ from promptc.transcript.model import ImageBlock, TextBlock, parse_block
 from promptc.transcript.policy import POLICY_TABLE
 from promptc.transcript.sanitize import sanitize
 from promptc.transcript.texts import DEFAULT_TEXTS, Texts
-from transcript_strategies import R, U, image, plain, png_base64, text, typed
 
 
 def _sanitize(data, mime_type="image/png", max_side=1200):
@@ -130,8 +130,10 @@ def test_review_without_pillow_an_image_that_only_needs_re_encoding_says_so(monk
     # An 800x600 TIFF is within every size limit; it is only in a format not sent as it is. The
     # noise PNG is within the side limit, over Anthropic's base64 limit.
     monkeypatch.setattr(images, "load_pillow", lambda: None)
-    for out in (_sanitize(_tiff(800, 600), "image/tiff"),
-                sanitize_image(parse_block(image(_noise_png("RGB"))), 1200, DEFAULT_TEXTS, images.MAX_IMAGE_BYTES)):
+    for out in (
+        _sanitize(_tiff(800, 600), "image/tiff"),
+        sanitize_image(parse_block(image(_noise_png("RGB"))), 1200, DEFAULT_TEXTS, images.MAX_IMAGE_BYTES),
+    ):
         assert out.text == _note(DEFAULT_TEXTS.image_needs_reencoding)
         assert "re-encoding" in out.text and "resizing" not in out.text
     assert "resizing" in _sanitize(png_base64(1300, 100)).text
@@ -155,8 +157,9 @@ def _webp(width: int, height: int, **options) -> str:
     return base64.b64encode(buffer.getvalue()).decode()
 
 
-@pytest.mark.parametrize("options", [{}, {"lossless": True}, {"exif": b"Exif\x00\x00II*\x00"}],
-                         ids=["lossy", "lossless", "extended"])
+@pytest.mark.parametrize(
+    "options", [{}, {"lossless": True}, {"exif": b"Exif\x00\x00II*\x00"}], ids=["lossy", "lossless", "extended"]
+)
 def test_item14_webp_within_the_limits_is_kept_like_png(options):
     data = _webp(800, 600, **options)
     assert _sanitize(data, mime_type="image/webp") == parse_block(image(data, "image/webp"))

@@ -7,7 +7,16 @@ import json
 import pytest
 
 from promptc.transcript.jsonline import (
-    RawNumber, decode_line, dumps, element_spans, encode_line, exact_json, loads, member_spans, separator, splice,
+    RawNumber,
+    decode_line,
+    dumps,
+    element_spans,
+    encode_line,
+    exact_json,
+    loads,
+    member_spans,
+    separator,
+    splice,
     value_span,
 )
 
@@ -52,8 +61,9 @@ def test_exact_json_refuses_a_lone_surrogate():
 def test_member_spans_find_each_value_and_the_last_of_a_repeated_key():
     text = ' { "a" : 1 , "b": {"c": [1, 2]}, "a": "second" } '
     spans = member_spans(text, value_span(text))
-    assert {key: text[span.start: span.end] for key, span in spans.items()} == {
-        "a": '"second"', "b": '{"c": [1, 2]}',
+    assert {key: text[span.start : span.end] for key, span in spans.items()} == {
+        "a": '"second"',
+        "b": '{"c": [1, 2]}',
     }
     assert member_spans("{}", value_span("{}")) == {}
 
@@ -61,7 +71,7 @@ def test_member_spans_find_each_value_and_the_last_of_a_repeated_key():
 def test_element_spans_and_separator():
     text = '[{"x": 1}, "two" ,3]'
     spans = element_spans(text, value_span(text))
-    assert [text[s.start: s.end] for s in spans] == ['{"x": 1}', '"two"', "3"]
+    assert [text[s.start : s.end] for s in spans] == ['{"x": 1}', '"two"', "3"]
     assert separator(text, spans) == ", " and separator("[1]", element_spans("[1]", value_span("[1]"))) == ","
     assert element_spans("[ ]", value_span("[ ]")) == []
 

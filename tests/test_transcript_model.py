@@ -6,20 +6,41 @@ import json
 from dataclasses import replace
 
 import pytest
+from transcript_strategies import A, R, U, image, tc, text, thinking
 
 from promptc.transcript.jsonline import dumps
 from promptc.transcript.model import (
-    AssistantMessage, ImageBlock, OpaqueBlock, OpaqueMessage, TextBlock, ThinkingBlock, ToolCallBlock,
-    ToolResultMessage, UserMessage, loads, parse_block, parse_entry, parse_header, parse_message, to_json,
+    AssistantMessage,
+    ImageBlock,
+    OpaqueBlock,
+    OpaqueMessage,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+    ToolResultMessage,
+    UserMessage,
+    loads,
+    parse_block,
+    parse_entry,
+    parse_header,
+    parse_message,
+    to_json,
 )
 from promptc.transcript.queries import has_zero_usage, without_fields
-from transcript_strategies import A, R, U, image, tc, text, thinking
 
 EVERY_SHAPE = [
     U("hi", provenance={"kind": "inter_session", "later": [1, {"x": None}]}, zz=1),
     U([text("a", textSignature='{"v":1}'), image("AAAA"), {"type": "toolResult", "toolUseId": "t"}, 7]),
-    A(thinking(redacted=True), {"type": "redacted_thinking", "data": "d"}, tc("c", partialJson="{"), sr="toolUse",
-      usage={"input": 1, "cost": {"total": 0.5}}, api="anthropic-messages", responseId="r", errorMessage=None),
+    A(
+        thinking(redacted=True),
+        {"type": "redacted_thinking", "data": "d"},
+        tc("c", partialJson="{"),
+        sr="toolUse",
+        usage={"input": 1, "cost": {"total": 0.5}},
+        api="anthropic-messages",
+        responseId="r",
+        errorMessage=None,
+    ),
     A(tc("c", kind="tool_use", args={"k": [1]}), {"type": "function_call", "id": "f"}, {"type": "future", "q": 1}),
     R("c", extra_field={"deep": True}, details={"diff": "…"}, toolUseId="c"),
     {"role": "assistant", "content": "legacy string"},
@@ -76,7 +97,9 @@ def test_a_null_field_stays_null_when_untouched():
 
 def test_new_objects_write_only_what_they_hold():
     assert to_json(ToolResultMessage(tool_call_id="c", content=(TextBlock(text="x"),))) == {
-        "role": "toolResult", "toolCallId": "c", "content": [{"type": "text", "text": "x"}],
+        "role": "toolResult",
+        "toolCallId": "c",
+        "content": [{"type": "text", "text": "x"}],
     }
 
 

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import pytest
+from transcript_strategies import OPENCLAW_FAILED_TURN, A, R, U, image, plain, tc, text, thinking, typed
 
 from promptc.transcript.normalize import (
-    clean_empty_text, drop_incomplete_reasoning_turns, drop_trailing_failed_turns, drop_transcript_only_rows,
+    clean_empty_text,
+    drop_incomplete_reasoning_turns,
+    drop_trailing_failed_turns,
+    drop_transcript_only_rows,
 )
 from promptc.transcript.policy import POLICY_TABLE
 from promptc.transcript.sanitize import sanitize
 from promptc.transcript.texts import Texts
-from transcript_strategies import OPENCLAW_FAILED_TURN, A, R, U, image, plain, tc, text, thinking, typed
 
 TEXTS = Texts(empty_content="EMPTY", failed_turn="FAILED")
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from transcript_strategies import A, R, U, embedded_result, plain, tc, text, typed
 
 from promptc.transcript.pairing import repair_pairing
 from promptc.transcript.texts import DEFAULT_TEXTS
-from transcript_strategies import A, R, U, embedded_result, plain, tc, text, typed
 
 MISSING = "MISSING"
 
@@ -22,13 +22,18 @@ def _repair(*messages):
 def test_vector_12_result_moves_up_and_missing_one_is_synthesised():
     call_1, call_2 = tc("call_1", "read"), tc("call_2", "exec")
     assert _repair(A(call_1, call_2, sr="toolUse"), U("msg"), R("call_2", "ok", name="exec")) == [
-        A(call_1, call_2, sr="toolUse"), _synthetic("call_1"), R("call_2", "ok", name="exec"), U("msg"),
+        A(call_1, call_2, sr="toolUse"),
+        _synthetic("call_1"),
+        R("call_2", "ok", name="exec"),
+        U("msg"),
     ]
 
 
 def test_vector_13_duplicate_results_keep_the_first():
     assert _repair(A(tc("call_1")), R("call_1", "first"), R("call_1", "second"), U("ok")) == [
-        A(tc("call_1")), R("call_1", "first"), U("ok"),
+        A(tc("call_1")),
+        R("call_1", "first"),
+        U("ok"),
     ]
 
 
@@ -55,7 +60,10 @@ def test_synthetic_result_takes_the_turn_timestamp_and_unknown_for_a_nameless_ca
 
 def test_result_in_a_later_frame_moves_back_to_its_only_possible_owner():
     assert _repair(A(tc("c1")), A(tc("c2")), R("c1", "one"), R("c2", "two")) == [
-        A(tc("c1")), R("c1", "one"), A(tc("c2")), R("c2", "two"),
+        A(tc("c1")),
+        R("c1", "one"),
+        A(tc("c2")),
+        R("c2", "two"),
     ]
 
 
@@ -112,13 +120,18 @@ def test_an_embedded_answer_after_the_next_assistant_turn_does_not_count_and_goe
     # The provider would read it as an answer to the later turn, which made no call.
     turn, later = A(tc("c1")), A(text("meanwhile"))
     assert _repair(turn, later, U([embedded_result("c1"), text("see above")])) == [
-        turn, _synthetic("c1"), later, U([text("see above")]),
+        turn,
+        _synthetic("c1"),
+        later,
+        U([text("see above")]),
     ]
 
 
 def test_review_a_result_inside_the_user_turn_that_answers_no_call_goes_with_nothing_else():
     assert _repair(U("q"), A(text("hi")), U([embedded_result("c1"), text("and?")])) == [
-        U("q"), A(text("hi")), U([text("and?")]),
+        U("q"),
+        A(text("hi")),
+        U([text("and?")]),
     ]
     assert _repair(U([embedded_result("c1")]), A(text("hi")), U([embedded_result("c1")])) == [A(text("hi"))]
 
@@ -131,7 +144,9 @@ def test_review_an_openai_tool_row_that_answers_no_call_goes():
 def test_review_results_inside_the_user_turn_after_a_failed_turn_that_keeps_its_words_go():
     failed = A(text("trying"), tc("c1"), sr="error")
     assert _repair(U("q"), failed, U([embedded_result("c1"), text("hm")])) == [
-        U("q"), A(text("trying"), sr="error"), U([text("hm")]),
+        U("q"),
+        A(text("trying"), sr="error"),
+        U([text("hm")]),
     ]
 
 
@@ -192,8 +207,12 @@ def test_an_error_result_that_only_says_aborted_is_not_a_stand_in():
 def test_a_failed_turn_left_out_lets_the_answer_after_it_count_for_the_call_before():
     # Found by the idempotence search: once the failed turn is gone, the embedded answer follows the
     # first turn, so a second pass would see the call answered there and drop the synthetic result.
-    history = [A(tc("call_1")), {"role": "compactionSummary", "summary": "s"}, A(tc("call_1"), sr="error"),
-               U([embedded_result("call_1", "inline")])]
+    history = [
+        A(tc("call_1")),
+        {"role": "compactionSummary", "summary": "s"},
+        A(tc("call_1"), sr="error"),
+        U([embedded_result("call_1", "inline")]),
+    ]
     once = _repair(*history)
     assert once == [history[0], history[1], history[3]] and _repair(*once) == once
 

@@ -13,8 +13,23 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from transcript_strategies import (
+    HEADER,
+    TINY_PNG_BASE64,
+    A,
+    R,
+    U,
+    aged_file,
+    dead_pid,
+    entry,
+    image,
+    jsonl,
+    session_files,
+    tc,
+    text,
+)
 
-from promptc.errors import TranscriptError
+from promptc._lib.errors import TranscriptError
 from promptc.transcript import repair
 from promptc.transcript.model import loads, to_json
 from promptc.transcript.policy import POLICY_TABLE, resolve
@@ -23,9 +38,6 @@ from promptc.transcript.sanitize import sanitize
 from promptc.transcript.session import read_session, replay_messages
 from promptc.transcript.tempfiles import temp_path
 from promptc.transcript.texts import DEFAULT_TEXTS
-from transcript_strategies import (
-    TINY_PNG_BASE64, HEADER, A, R, U, aged_file, dead_pid, entry, image, jsonl, session_files, tc, text,
-)
 
 
 def _file(tmp_path, data: bytes, mode=0o600):
@@ -233,9 +245,13 @@ INSERTED_ID = re.compile(r"repair-[0-9a-f]{12}")
 
 def _stand_in(call_id, name, timestamp):
     return {
-        "role": "toolResult", "toolCallId": call_id, "toolName": name, "content": [text("aborted")],
+        "role": "toolResult",
+        "toolCallId": call_id,
+        "toolName": name,
+        "content": [text("aborted")],
         "details": {"promptcSyntheticToolResult": True, "openclawSyntheticMissingToolResult": True},
-        "isError": True, "timestamp": timestamp,
+        "isError": True,
+        "timestamp": timestamp,
     }
 
 
@@ -249,8 +265,13 @@ def test_item09_a_code_mode_call_without_a_result_gets_a_marked_one(tmp_path):
     lines = _lines(path)
     first, second = lines[3], lines[4]
     assert INSERTED_ID.fullmatch(first["id"]) and INSERTED_ID.fullmatch(second["id"]) and first["id"] != second["id"]
-    assert first == {"type": "message", "id": first["id"], "parentId": "e1", "timestamp": "t",
-                     "message": _stand_in("call_1", "exec", 1000)}
+    assert first == {
+        "type": "message",
+        "id": first["id"],
+        "parentId": "e1",
+        "timestamp": "t",
+        "message": _stand_in("call_1", "exec", 1000),
+    }
     assert second["parentId"] == first["id"] and second["message"] == _stand_in("call_2", "read", 1000)
     assert lines[:3] == [HEADER, entry(U("run it"), 0), entry(turn, 1, "e0")]
     assert lines[5] == entry(U("next"), 2, second["id"])
@@ -279,17 +300,28 @@ def test_item09_a_message_tool_call_before_a_delivery_mirror_gets_a_result(tmp_p
     assert lines[3] == {**snapshot, "parentId": lines[2]["id"]}
 
 
-@pytest.mark.parametrize("history", [
-    [A(tc("call_1"), sr="error", **CODE_MODE)],
-    [A(tc("call_1"), sr="toolUse", **CODE_MODE), R("call_1", "found later")],
-    [A(tc("call_1"), sr="toolUse", api="openai-chatgpt-responses", provider="openai-codex")],
-    [A(tc("call_m", "message"), sr="toolUse", api="openai-responses"), U("no mirror"),
-     A(text("sent"), provider="openclaw", model="delivery-mirror")],
-    [A(tc("call_x", "exec"), sr="toolUse", api="openai-responses"), A(text("m"), provider="openclaw",
-                                                                        model="delivery-mirror")],
-    [A(tc("call_m", "message"), sr="toolUse", api="anthropic-messages"), A(text("m"), provider="openclaw",
-                                                                           model="delivery-mirror")],
-], ids=["failed turn", "result later", "other provider", "mirror not next", "not the message tool", "other api"])
+@pytest.mark.parametrize(
+    "history",
+    [
+        [A(tc("call_1"), sr="error", **CODE_MODE)],
+        [A(tc("call_1"), sr="toolUse", **CODE_MODE), R("call_1", "found later")],
+        [A(tc("call_1"), sr="toolUse", api="openai-chatgpt-responses", provider="openai-codex")],
+        [
+            A(tc("call_m", "message"), sr="toolUse", api="openai-responses"),
+            U("no mirror"),
+            A(text("sent"), provider="openclaw", model="delivery-mirror"),
+        ],
+        [
+            A(tc("call_x", "exec"), sr="toolUse", api="openai-responses"),
+            A(text("m"), provider="openclaw", model="delivery-mirror"),
+        ],
+        [
+            A(tc("call_m", "message"), sr="toolUse", api="anthropic-messages"),
+            A(text("m"), provider="openclaw", model="delivery-mirror"),
+        ],
+    ],
+    ids=["failed turn", "result later", "other provider", "mirror not next", "not the message tool", "other api"],
+)
 def test_no_result_is_invented_where_replay_would_not_need_one(tmp_path, history):
     original = jsonl(HEADER, *(entry(m, i, f"e{i - 1}" if i else None) for i, m in enumerate(history)))
     path = _file(tmp_path, original)
@@ -346,13 +378,15 @@ def test_tiff_and_avif_images_are_not_taken_for_unreadable_ones(tmp_path):
 # ---------------------------------------------------------------------------------------------
 # Issue 14 item 3: a rewritten line keeps every value it does not change
 
-NUMBERS = b'[1e400,-0,1e-400,0.1000000000000000055511151231257827,1.50,2E+3,' + b"7" * 5000 + b"]"
+NUMBERS = b"[1e400,-0,1e-400,0.1000000000000000055511151231257827,1.50,2E+3," + b"7" * 5000 + b"]"
 ODD_VALUES = b'"n":' + NUMBERS + b',"dup":1,"dup":2,"esc":"\\u00e9\\ud83d","raw":"caf\xc3\xa9 \xff\xfe"'
 
 
 def test_issue14_item3_a_rewritten_line_keeps_numbers_duplicates_escapes_and_bytes(tmp_path):
-    line = (b'{"type": "message", "id": "e1", "parentId": null, ' + ODD_VALUES + b', "message": {"role": "user", '
-            b'"content": [{"type":"text","text":"  "}, {"type":"text","text":"kept \\u0041","z":-0.0}]}}\n')
+    line = (
+        b'{"type": "message", "id": "e1", "parentId": null, ' + ODD_VALUES + b', "message": {"role": "user", '
+        b'"content": [{"type":"text","text":"  "}, {"type":"text","text":"kept \\u0041","z":-0.0}]}}\n'
+    )
     path = _file(tmp_path, jsonl(HEADER) + line)
     assert repair_file(path).changes == {"blank_user": 1}
     assert path.read_bytes() == jsonl(HEADER) + line.replace(b'{"type":"text","text":"  "}, ', b"")

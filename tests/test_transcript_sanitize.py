@@ -3,23 +3,40 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from itertools import takewhile
+from itertools import pairwise, takewhile
 
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from transcript_strategies import (
+    OLD_MARKERS,
+    A,
+    R,
+    U,
+    embedded_result,
+    misshapen,
+    plain,
+    png_base64,
+    tc,
+    text,
+    thinking,
+    transcripts,
+    typed,
+)
 
 from promptc.transcript import policy as policies
 from promptc.transcript.model import (
-    AssistantMessage, OpaqueBlock, TextBlock, ToolResultMessage, UserMessage, parse_message,
+    AssistantMessage,
+    OpaqueBlock,
+    TextBlock,
+    ToolResultMessage,
+    UserMessage,
+    parse_message,
 )
 from promptc.transcript.queries import blocks_of, is_failed, tool_calls
 from promptc.transcript.sanitize import STEPS, SanitizeOptions, sanitize
 from promptc.transcript.texts import DEFAULT_TEXTS
 from promptc.transcript.tool_inputs import TOOL_NAME
-from transcript_strategies import (
-    OLD_MARKERS, A, R, U, embedded_result, misshapen, plain, png_base64, tc, text, thinking, transcripts, typed,
-)
 
 ALL_POLICIES = sorted(policies.POLICY_TABLE.values(), key=lambda p: p.name)
 ANTHROPIC_STYLE = [p for p in ALL_POLICIES if policies.ANTHROPIC_TURNS in p.transforms]
@@ -71,8 +88,13 @@ def test_vector_17_responses_missing_output_is_aborted_and_fc_suffix_dropped():
     history = typed(A(tc("call_abc|fc_1"), sr="toolUse"), U("next"))
     assert plain(sanitize(history, policy)) == [
         A(tc("call_abc"), sr="toolUse"),
-        {"role": "toolResult", "toolCallId": "call_abc", "toolName": "read",
-         "content": [text("aborted")], "isError": True},
+        {
+            "role": "toolResult",
+            "toolCallId": "call_abc",
+            "toolName": "read",
+            "content": [text("aborted")],
+            "isError": True,
+        },
         U("next"),
     ]
 
@@ -87,7 +109,8 @@ def test_vector_17_fc_suffix_stays_when_reasoning_precedes_the_call():
 def test_anthropic_policy_replays_a_typical_broken_history_as_alternating_turns():
     policy = policies.resolve("anthropic", "anthropic-messages", "claude-sonnet-4-5")
     history = typed(
-        U("first"), U("second"),
+        U("first"),
+        U("second"),
         A(text("checking"), tc("toolu_01X", "read"), tc("call|2", "exec"), sr="toolUse"),
         R("call|2", "exec ran", name="exec"),
         A(sr="error"),
@@ -115,8 +138,12 @@ def test_callers_can_override_the_wording():
 
 @pytest.mark.parametrize("policy", ALL_POLICIES, ids=lambda p: p.name)
 def test_a_tool_result_embedded_in_the_user_turn_is_the_only_answer(policy):
-    history = typed(U("what is 6 x 7?"), A(tc("toolu_1", kind="toolUse"), sr="toolUse"),
-                    U([embedded_result("toolu_1", "42")]), A(text("42")))
+    history = typed(
+        U("what is 6 x 7?"),
+        A(tc("toolu_1", kind="toolUse"), sr="toolUse"),
+        U([embedded_result("toolu_1", "42")]),
+        A(text("42")),
+    )
     out = plain(sanitize(history, policy))
     assert not [m for m in out if m["role"] == "toolResult"]
     call_id = out[1]["content"][0]["id"]
@@ -138,7 +165,8 @@ def test_an_embedded_result_whose_call_was_dropped_is_stable(policy):
     # Found by the Google idempotence search: the argument-less call is dropped, so the result
     # embedded after it answers nothing; it goes (it used to stay, renamed once per pass).
     history = typed(
-        A(tc("call_1"), sr="toolUse"), {"role": "compactionSummary", "summary": "earlier", "timestamp": 1},
+        A(tc("call_1"), sr="toolUse"),
+        {"role": "compactionSummary", "summary": "earlier", "timestamp": 1},
         A({"type": "toolCall", "id": "call_1", "name": "read"}, text("retry"), sr="toolUse"),
         U([embedded_result("call_1", "inline")]),
     )
@@ -206,7 +234,7 @@ def test_every_tool_call_is_answered_right_after_its_turn_no_result_is_an_orphan
 @given(history=transcripts(), policy=st.sampled_from(ANTHROPIC_STYLE + SIGNED_REPLAY))
 def test_anthropic_style_output_alternates(history, policy):
     out = sanitize(typed(*history), policy)
-    for earlier, later in zip(out, out[1:], strict=False):
+    for earlier, later in pairwise(out):
         assert not (isinstance(earlier, UserMessage) and isinstance(later, UserMessage))
         assert not (isinstance(earlier, AssistantMessage) and isinstance(later, AssistantMessage))
 
@@ -214,8 +242,11 @@ def test_anthropic_style_output_alternates(history, policy):
 def _user_texts(history):
     """What must survive of each user text: all of it, or for a relayed turn the text under a complete old marker."""
     return [
-        _under_old_marker(b.text) if _relayed(m) else b.text for m in history if isinstance(m, UserMessage)
-        for b in blocks_of(m) if isinstance(b, TextBlock) and b.text.strip()
+        _under_old_marker(b.text) if _relayed(m) else b.text
+        for m in history
+        if isinstance(m, UserMessage)
+        for b in blocks_of(m)
+        if isinstance(b, TextBlock) and b.text.strip()
     ]
 
 
@@ -227,16 +258,19 @@ def _under_old_marker(said):
     """The text without a complete old marker standing at the start of one of its lines."""
     for marker in OLD_MARKERS:
         at = said.find(marker)
-        if at >= 0 and (at == 0 or said[at - 1] == "\n") and (said[:at] + said[at + len(marker):]).strip():
-            return said[:at] + said[at + len(marker):]
+        if at >= 0 and (at == 0 or said[at - 1] == "\n") and (said[:at] + said[at + len(marker) :]).strip():
+            return said[:at] + said[at + len(marker) :]
     return said
 
 
 def _embedded_ids(messages):
     """Call ids quoted by tool result blocks inside user turns."""
     return {
-        b.raw.get("toolUseId") for m in messages if isinstance(m, UserMessage)
-        for b in blocks_of(m) if isinstance(b, OpaqueBlock) and b.raw.get("type") == "toolResult"
+        b.raw.get("toolUseId")
+        for m in messages
+        if isinstance(m, UserMessage)
+        for b in blocks_of(m)
+        if isinstance(b, OpaqueBlock) and b.raw.get("type") == "toolResult"
     }
 
 
@@ -280,8 +314,8 @@ def _assert_calls_answered(out):
             assert inside <= {c.id for c in tool_calls(owner)} if owner is not None else not inside
         if not tool_calls(message):
             continue
-        inline = _embedded_ids(takewhile(lambda m: not isinstance(m, AssistantMessage), out[index + 1:]))
-        results = list(takewhile(lambda m: isinstance(m, ToolResultMessage), out[index + 1:]))
+        inline = _embedded_ids(takewhile(lambda m: not isinstance(m, AssistantMessage), out[index + 1 :]))
+        results = list(takewhile(lambda m: isinstance(m, ToolResultMessage), out[index + 1 :]))
         answers = [r.answers for r in results]
         # A call answered in the user turn needs no result message (a real one of its own is kept).
         assert [a for a in answers if a not in inline] == [c.id for c in tool_calls(message) if c.id not in inline]
@@ -331,8 +365,12 @@ SIGNED_TARGETS = [
 
 
 def _signed_turn(call_id, name="read"):
-    return A(thinking("plan", signature="EqQBCkYIBxgC"), text("checking"), tc(call_id, name, args={"path": "a"}),
-             sr="toolUse")
+    return A(
+        thinking("plan", signature="EqQBCkYIBxgC"),
+        text("checking"),
+        tc(call_id, name, args={"path": "a"}),
+        sr="toolUse",
+    )
 
 
 @pytest.mark.parametrize("provider, api, model, call_id", SIGNED_TARGETS)
@@ -368,13 +406,16 @@ def test_item11_of_two_signed_turns_sharing_an_id_only_the_first_is_kept_as_stor
     assert out[4] == A(text("checking"), tc("toolu1", args={"path": "a"}), sr="toolUse") and out[5] == R("toolu1")
 
 
-@pytest.mark.parametrize("provider, api, model, on", [
-    *((provider, api, model, True) for provider, api, model, _ in SIGNED_TARGETS),
-    ("anthropic", "openai-completions", "claude-sonnet-4-5", False),
-    ("anthropic", "anthropic-messages", "claude-3-7-sonnet-latest", False),
-    ("google", "google-generative-ai", "gemini-2.5-pro", False),
-    ("openai", "openai-responses", "gpt-5", False),
-])
+@pytest.mark.parametrize(
+    "provider, api, model, on",
+    [
+        *((provider, api, model, True) for provider, api, model, _ in SIGNED_TARGETS),
+        ("anthropic", "openai-completions", "claude-sonnet-4-5", False),
+        ("anthropic", "anthropic-messages", "claude-3-7-sonnet-latest", False),
+        ("google", "google-generative-ai", "gemini-2.5-pro", False),
+        ("openai", "openai-responses", "gpt-5", False),
+    ],
+)
 def test_signed_thinking_replay_is_on_for_signature_checking_apis_only(provider, api, model, on):
     assert policies.resolve(provider, api, model).signed_thinking_replay is on
 
@@ -409,15 +450,24 @@ ANTHROPIC_TARGETS = [
 def test_review_a_signed_thinking_turn_answered_inside_the_user_turn_is_replayed_with_its_answer(provider, api, model):
     # The call is valid and answered, so the turn needs no change: its thinking, text and call stay,
     # and so does the result the user turn carries (it used to lose the call and keep the result).
-    turn = A(thinking("plan", signature="c2lnbmF0dXJl"), text("let me look"), tc("toolu_01B", kind="toolUse",
-             args={"path": "a"}), sr="toolUse")
+    turn = A(
+        thinking("plan", signature="c2lnbmF0dXJl"),
+        text("let me look"),
+        tc("toolu_01B", kind="toolUse", args={"path": "a"}),
+        sr="toolUse",
+    )
     history = [U("q"), turn, U([embedded_result("toolu_01B", "inline B")])]
     assert plain(sanitize(typed(*history), policies.resolve(provider, api, model))) == history
 
 
 def _two_reads():
-    turn = A(thinking("plan", signature="c2lnbmF0dXJl"), text("two reads"), tc("toolu_01B", args={"path": "b"}),
-             tc("toolu_01C", args={"path": "c"}), sr="toolUse")
+    turn = A(
+        thinking("plan", signature="c2lnbmF0dXJl"),
+        text("two reads"),
+        tc("toolu_01B", args={"path": "b"}),
+        tc("toolu_01C", args={"path": "c"}),
+        sr="toolUse",
+    )
     return [U("q"), turn, R("toolu_01C", "c text", name="exec"), U([embedded_result("toolu_01B", "b text")])]
 
 
@@ -429,7 +479,9 @@ def test_review_a_thinking_turn_that_loses_a_call_keeps_the_answered_one_and_its
     policy = policies.POLICY_TABLE[name]
     kept = "toolu_01B" if policy.keep_native_anthropic_ids else "toolu01B"
     assert plain(sanitize(typed(*_two_reads()), policy)) == [
-        U("q"), A(text("two reads"), tc(kept, args={"path": "b"}), sr="toolUse"), U([embedded_result(kept, "b text")]),
+        U("q"),
+        A(text("two reads"), tc(kept, args={"path": "b"}), sr="toolUse"),
+        U([embedded_result(kept, "b text")]),
     ]
 
 
@@ -452,8 +504,13 @@ def test_review_a_result_inside_the_user_turn_goes_with_its_call_that_had_no_arg
 @pytest.mark.parametrize("policy", ALL_POLICIES, ids=lambda p: p.name)
 def test_review_no_policy_keeps_a_result_inside_the_user_turn_whose_call_is_gone(policy):
     call = {"type": "toolUse", "id": "toolu_01B", "name": "read"}
-    history = typed(U("q"), A(text("checking"), call, sr="toolUse"), U([embedded_result("toolu_01B"), text("and?")]),
-                    A(text("more")), U([embedded_result("toolu_01B")]))
+    history = typed(
+        U("q"),
+        A(text("checking"), call, sr="toolUse"),
+        U([embedded_result("toolu_01B"), text("and?")]),
+        A(text("more")),
+        U([embedded_result("toolu_01B")]),
+    )
     out = plain(sanitize(history, policy))
     assert not [m for m in out if m["role"] == "toolResult"] and not _embedded_ids(typed(*out))
     assert [m["content"] for m in out if m["role"] == "user"][-1] == [text("and?")]
@@ -464,6 +521,7 @@ def test_review_a_relayed_turn_merged_after_the_users_own_keeps_its_marker_where
     relayed = {"kind": "inter_session", "sourceSessionKey": "agent:ops"}
     once = sanitize(typed(U("header"), U("second block", provenance=relayed)), policy)
     marker = f"{DEFAULT_TEXTS.inter_session_header} sourceSession=agent:ops isUser=false\n"
-    assert plain(once) == [U([text("header"), text(marker + DEFAULT_TEXTS.inter_session_notice + "\nsecond block")],
-                             provenance=relayed)]
+    assert plain(once) == [
+        U([text("header"), text(marker + DEFAULT_TEXTS.inter_session_notice + "\nsecond block")], provenance=relayed)
+    ]
     assert sanitize(once, policy) == once

@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
+from transcript_strategies import HEADER, A, U, text
 
-from promptc.errors import TranscriptError
+from promptc._lib.errors import TranscriptError
 from promptc.transcript.model import CompactionSummary, parse_entry, to_json
 from promptc.transcript.session import active_branch, read_session, replay_messages
-from transcript_strategies import HEADER, A, U, text
 
 
 def _entry(entry_id, parent, message=None, **extra):
@@ -48,12 +48,15 @@ def test_an_empty_file_is_an_error(tmp_path):
 
 
 def test_active_branch_follows_parents_from_the_last_entry():
-    entries = tuple(parse_entry(e) for e in [
-        _entry("a", None, U("root")),
-        _entry("b", "a", A(text("abandoned"))),
-        _entry("c", "a", A(text("kept"))),
-        _entry("d", "c", U("leaf")),
-    ])
+    entries = tuple(
+        parse_entry(e)
+        for e in [
+            _entry("a", None, U("root")),
+            _entry("b", "a", A(text("abandoned"))),
+            _entry("c", "a", A(text("kept"))),
+            _entry("d", "c", U("leaf")),
+        ]
+    )
     assert [e.id for e in active_branch(entries)] == ["a", "c", "d"]
 
 
@@ -68,13 +71,16 @@ def test_a_parent_cycle_ends_the_walk():
 
 
 def test_after_compaction_the_summary_comes_first_then_the_kept_entries():
-    entries = tuple(parse_entry(e) for e in [
-        _entry("a", None, U("old")),
-        _entry("b", "a", U("kept")),
-        _entry("c", "b", type="compaction", summary="what happened", firstKeptEntryId="b", timestamp="T"),
-        _entry("d", "c", U("new")),
-        _entry("e", "d", type="custom", customType="model-snapshot", message={"role": "user", "content": "no"}),
-    ])
+    entries = tuple(
+        parse_entry(e)
+        for e in [
+            _entry("a", None, U("old")),
+            _entry("b", "a", U("kept")),
+            _entry("c", "b", type="compaction", summary="what happened", firstKeptEntryId="b", timestamp="T"),
+            _entry("d", "c", U("new")),
+            _entry("e", "d", type="custom", customType="model-snapshot", message={"role": "user", "content": "no"}),
+        ]
+    )
     messages = replay_messages(entries)
     assert isinstance(messages[0], CompactionSummary)
     assert to_json(messages[0]) == {"role": "compactionSummary", "summary": "what happened", "timestamp": "T"}

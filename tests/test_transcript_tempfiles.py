@@ -9,10 +9,10 @@ import sys
 import time
 
 import pytest
+from transcript_strategies import aged_file, dead_pid
 
 from promptc.transcript import tempfiles
 from promptc.transcript.tempfiles import remove_stale, temp_path
-from transcript_strategies import aged_file, dead_pid
 
 
 def test_the_temp_name_carries_host_and_pid_and_is_new_each_time(tmp_path):
@@ -49,12 +49,23 @@ def test_a_live_writers_file_stays_however_old(tmp_path):
 
 def test_legacy_names_without_a_pid_go_only_when_long_idle(tmp_path):
     session = tmp_path / "s1.jsonl"
-    old, recent = aged_file(tmp_path / ".s1.jsonl.ab_cd123.tmp", 3600), aged_file(tmp_path / ".s1.jsonl.zz99zz99.tmp", 30)
+    old, recent = (
+        aged_file(tmp_path / ".s1.jsonl.ab_cd123.tmp", 3600),
+        aged_file(tmp_path / ".s1.jsonl.zz99zz99.tmp", 30),
+    )
     assert remove_stale(session) == 1 and not old.exists() and recent.exists()
 
 
-@pytest.mark.parametrize("name", [".s1.jsonl.toolong123.tmp", ".s1.jsonl.repair-x-0a1b2c3d.tmp", "s1.jsonl.bak-1-2",
-                                  ".s2.jsonl.ab_cd123.tmp", ".s1.jsonl.ab_cd123.tmp.keep"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        ".s1.jsonl.toolong123.tmp",
+        ".s1.jsonl.repair-x-0a1b2c3d.tmp",
+        "s1.jsonl.bak-1-2",
+        ".s2.jsonl.ab_cd123.tmp",
+        ".s1.jsonl.ab_cd123.tmp.keep",
+    ],
+)
 def test_other_files_are_never_removed(tmp_path, name):
     kept = aged_file(tmp_path / name, 3600)
     assert remove_stale(tmp_path / "s1.jsonl") == 0 and kept.exists()

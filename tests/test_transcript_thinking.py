@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from transcript_strategies import A, R, U, plain, tc, text, thinking, typed
+
 from promptc.transcript import policy as policies
 from promptc.transcript.sanitize import sanitize
 from promptc.transcript.thinking import (
-    drop_historical_thinking, drop_orphan_reasoning, is_base64, strip_thought_signatures, strip_unsigned_thinking,
+    drop_historical_thinking,
+    drop_orphan_reasoning,
+    is_base64,
+    strip_thought_signatures,
+    strip_unsigned_thinking,
     timestamp_ms,
 )
-from transcript_strategies import A, R, U, plain, tc, text, thinking, typed
 
 OMITTED = "OMITTED"
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from transcript_strategies import A, U, plain, tc, text, typed
 
 from promptc.transcript.tool_inputs import validate_tool_call_inputs
-from transcript_strategies import A, U, plain, tc, text, typed
 
 
 def test_vector_18_call_without_arguments_is_dropped():
@@ -54,12 +54,15 @@ def test_finished_responses_call_keeps_the_call_and_loses_its_scratch_text():
     assert out == [A(tc("call_1|fc_1", args={"a": 1}), sr="toolUse")]
 
 
-@pytest.mark.parametrize("call, stop", [
-    (tc("call_1|fc_1", args={"a": 1}, partialJson='{"a":'), "toolUse"),
-    (tc("call_1|fc_1", args={"a": 1}, partialJson='{"a": 1}'), "aborted"),
-    (tc("call_1", args={"a": 1}, partialJson='{"a": 1}'), "toolUse"),
-    (tc("call_1|fc_1", args={"a": 1}, partialJson=""), "toolUse"),
-])
+@pytest.mark.parametrize(
+    "call, stop",
+    [
+        (tc("call_1|fc_1", args={"a": 1}, partialJson='{"a":'), "toolUse"),
+        (tc("call_1|fc_1", args={"a": 1}, partialJson='{"a": 1}'), "aborted"),
+        (tc("call_1", args={"a": 1}, partialJson='{"a": 1}'), "toolUse"),
+        (tc("call_1|fc_1", args={"a": 1}, partialJson=""), "toolUse"),
+    ],
+)
 def test_interrupted_calls_with_scratch_text_are_dropped(call, stop):
     assert plain(validate_tool_call_inputs(typed(A(text("t"), call, sr=stop)))) == [A(text("t"), sr=stop)]
 

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from promptc.transcript.turns import (
-    merge_consecutive_assistants, prepend_bootstrap_turn, strip_dangling_tool_calls, validate_anthropic_turns,
-)
 from transcript_strategies import A, R, U, plain, tc, text, thinking, typed
+
+from promptc.transcript.turns import (
+    merge_consecutive_assistants,
+    prepend_bootstrap_turn,
+    strip_dangling_tool_calls,
+    validate_anthropic_turns,
+)
 
 BOOT = "BOOT"
 OMITTED = "OMITTED"
@@ -30,7 +34,9 @@ def test_vector_21_gemini_merges_consecutive_assistants_later_usage_and_stop_win
         U("next"),
     )
     assert plain(merge_consecutive_assistants(history)) == [
-        U("q"), A(text("Part 1"), text("Part 2"), sr="end_turn", usage={"input": 10, "output": 10}), U("next"),
+        U("q"),
+        A(text("Part 1"), text("Part 2"), sr="end_turn", usage={"input": 10, "output": 10}),
+        U("next"),
     ]
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from promptc import Request, RunFacts, compile_prompt
-from promptc.errors import ConfigError, PromptcError, RunFactsError, TemplateError
+from promptc._lib.errors import ConfigError, PromptcError, RunFactsError, TemplateError
 
 HOUSE = """\
 ---
@@ -73,7 +73,11 @@ def test_a_configured_value_renders_and_var_wins_over_config_and_run_file(run_cl
 
 def test_an_agent_overrides_the_value_with_prompt_values(run_cli, project, write_yaml):
     templates, workspace, _ = project
-    config = write_yaml("agents.yaml", CONFIG + "agents:\n  list:\n    - id: main\n    - id: sales\n      promptValues:\n        company: Acme Sales\n")
+    config = write_yaml(
+        "agents.yaml",
+        CONFIG
+        + "agents:\n  list:\n    - id: main\n    - id: sales\n      promptValues:\n        company: Acme Sales\n",
+    )
     base = ["render", "--config", config, "--templates", templates, "--workspace", workspace]
     assert "We work for Acme." in run_cli(*base)[1]
     assert "We work for Acme Sales." in run_cli(*base, "--agent", "sales")[1]
@@ -127,11 +131,16 @@ def test_a_stable_section_reading_a_volatile_variable_fails_with_its_file_and_li
 
 def test_get_with_a_default_cannot_hide_a_volatile_read_above_the_boundary(project):
     templates, workspace, config = project
-    (templates / "house.md.j2").write_text(HOUSE + "{{ vars.get('tone', 'calm') }} {{ vars.get('nobody', 'none') }}\n", encoding="utf-8")
+    (templates / "house.md.j2").write_text(
+        HOUSE + "{{ vars.get('tone', 'calm') }} {{ vars.get('nobody', 'none') }}\n", encoding="utf-8"
+    )
     with pytest.raises(TemplateError, match="stable section 'house' reads volatile user variable 'vars.tone'"):
         compile_prompt(Request(config_paths=(config,), template_dirs=(templates,), workspace=workspace))
     (templates / "house.md.j2").write_text(HOUSE + "{{ vars.get('nobody', 'none') }}\n", encoding="utf-8")
-    assert "none" in compile_prompt(Request(config_paths=(config,), template_dirs=(templates,), workspace=workspace)).stable
+    assert (
+        "none"
+        in compile_prompt(Request(config_paths=(config,), template_dirs=(templates,), workspace=workspace)).stable
+    )
 
 
 def test_a_variable_with_no_value_anywhere_is_an_error_naming_its_declaration(project, write_yaml):
@@ -152,7 +161,7 @@ def test_a_variable_with_no_value_anywhere_is_an_error_naming_its_declaration(pr
     ],
 )
 def test_values_must_be_plain_data(write_yaml, value, message):
-    from promptc.config import layers
+    from promptc.inputs import layers
 
     config = write_yaml("c.yaml", f"prompt:\n  variables:\n    x: {{side: stable}}\n  values:\n    x: {value}\n")
     with pytest.raises(ConfigError) as info:
@@ -174,25 +183,33 @@ def test_the_api_refuses_a_set_and_freezes_lists_and_mappings():
 
 
 def test_reserved_names_and_bad_names_are_refused_in_the_declaration(write_yaml):
-    from promptc.config import layers
+    from promptc.inputs import layers
 
     config = write_yaml("c.yaml", "prompt:\n  variables:\n    items: {side: stable}\n    2fast: {side: stable}\n")
     with pytest.raises(ConfigError) as info:
         layers.load([config])
     lines = info.value.lines()
-    assert lines[0].endswith("c.yaml:3:5: prompt.variables: key the string 'items' is reserved"
-                             " (in a template `vars.items` is the mapping's own method)")
-    assert lines[1].endswith("prompt.variables: key the string '2fast' is not a variable name"
-                             " (letters, digits and _, not starting with a digit)")
+    assert lines[0].endswith(
+        "c.yaml:3:5: prompt.variables: key the string 'items' is reserved"
+        " (in a template `vars.items` is the mapping's own method)"
+    )
+    assert lines[1].endswith(
+        "prompt.variables: key the string '2fast' is not a variable name"
+        " (letters, digits and _, not starting with a digit)"
+    )
 
 
 def test_mappings_and_lists_keep_the_order_written(run_cli, project, write_yaml):
     templates, workspace, _ = project
-    config = write_yaml("ordered.yaml", "prompt:\n  variables:\n    company: {side: stable}\n    tone: {side: volatile, default: calm}\n"
-                        "    team: {side: stable}\n    desks: {side: stable}\n  values:\n    company: Acme\n"
-                        "    team: [zed, amy, kim]\n    desks: {zulu: 3, alpha: 1, mike: 2}\n")  # fmt: skip
+    config = write_yaml(
+        "ordered.yaml",
+        "prompt:\n  variables:\n    company: {side: stable}\n    tone: {side: volatile, default: calm}\n"
+        "    team: {side: stable}\n    desks: {side: stable}\n  values:\n    company: Acme\n"
+        "    team: [zed, amy, kim]\n    desks: {zulu: 3, alpha: 1, mike: 2}\n",
+    )
     (templates / "house.md.j2").write_text(
-        HOUSE + "{% for p in vars.team %}{{ p }} {% endfor %}|{% for k, v in vars.desks.items() %}{{ k }}={{ v }} {% endfor %}\n",
+        HOUSE
+        + "{% for p in vars.team %}{{ p }} {% endfor %}|{% for k, v in vars.desks.items() %}{{ k }}={{ v }} {% endfor %}\n",
         encoding="utf-8",
     )
     out = run_cli("render", "--config", config, "--templates", templates, "--workspace", workspace)[1]
@@ -201,9 +218,14 @@ def test_mappings_and_lists_keep_the_order_written(run_cli, project, write_yaml)
 
 def test_tojson_writes_vars_and_mapping_values_as_json(run_cli, project, write_yaml):
     templates, workspace, _ = project
-    config = write_yaml("j.yaml", "prompt:\n  variables:\n    company: {side: stable}\n    tone: {side: volatile, default: calm}\n"
-                        "    desks: {side: stable}\n  values:\n    company: Acme\n    desks: {zulu: 3, alpha: [1, 2]}\n")  # fmt: skip
-    (templates / "house.md.j2").write_text(HOUSE + "D={{ vars.desks | tojson }} A={{ vars | tojson }}\n", encoding="utf-8")
+    config = write_yaml(
+        "j.yaml",
+        "prompt:\n  variables:\n    company: {side: stable}\n    tone: {side: volatile, default: calm}\n"
+        "    desks: {side: stable}\n  values:\n    company: Acme\n    desks: {zulu: 3, alpha: [1, 2]}\n",
+    )
+    (templates / "house.md.j2").write_text(
+        HOUSE + "D={{ vars.desks | tojson }} A={{ vars | tojson }}\n", encoding="utf-8"
+    )
     code, out, err = run_cli("render", "--config", config, "--templates", templates, "--workspace", workspace)
     assert code == 0, err
     line = next(line for line in out.splitlines() if line.startswith("D="))
@@ -218,11 +240,16 @@ def test_context_and_json_show_where_each_value_came_from(run_cli, project, writ
     base = ["context", "--config", config, "--templates", templates, "--workspace", workspace, "--run", run]
     code, out, _ = run_cli(*base, "--var", "company=Initech")
     assert code == 0
-    assert "  vars.company  stable    \"Initech\"  --var company=Initech" in out
-    assert f"  vars.tone     volatile  \"dry\"      {run}:2:3" in out
+    assert '  vars.company  stable    "Initech"  --var company=Initech' in out
+    assert f'  vars.tone     volatile  "dry"      {run}:2:3' in out
     data = json.loads(run_cli(*base, "--format", "json")[1])
     assert data["variables"] == [
-        {"name": "company", "side": "stable", "value": "Acme", "origin": f"prompt.values.company ({config} ({config}:6:5))"},
+        {
+            "name": "company",
+            "side": "stable",
+            "value": "Acme",
+            "origin": f"prompt.values.company ({config} ({config}:6:5))",
+        },
         {"name": "tone", "side": "volatile", "value": "dry", "origin": f"{run}:2:3"},
     ]
 
@@ -242,5 +269,12 @@ def test_a_value_reaching_the_stable_part_is_the_same_in_a_warm_compiler(project
 def test_errors_are_promptc_errors_through_the_api(project):
     templates, workspace, config = project
     with pytest.raises(PromptcError):
-        compile_prompt(Request(run=RunFacts(vars={"nobody": 1}), config_paths=(config,), template_dirs=(templates,), workspace=workspace))
+        compile_prompt(
+            Request(
+                run=RunFacts(vars={"nobody": 1}),
+                config_paths=(config,),
+                template_dirs=(templates,),
+                workspace=workspace,
+            )
+        )
     assert Path(config).is_file()

@@ -6,13 +6,13 @@ import re
 import sys
 import threading
 import time
-from typing import Callable
+from collections.abc import Callable
 
 import pytest
-
-from promptc.commands import cli, watch
-
 from guardrail_helpers import copy_safety, replace_in
+
+from promptc.commands import cli
+from promptc.features import watch
 
 TIMEOUT = 20.0
 SETTLE = 0.6
@@ -54,7 +54,9 @@ def _targets(*argv) -> watch.Targets:
 def test_a_workspace_edit_re_renders_and_names_the_changed_stable_section(project, capsys):
     workspace, config, run = project
     started = time.monotonic()
-    code = _watch(["--config", config, "--run", run], lambda _: replace_in(workspace / "SOUL.md", "patient", "cheerful"), 1)
+    code = _watch(
+        ["--config", config, "--run", run], lambda _: replace_in(workspace / "SOUL.md", "patient", "cheerful"), 1
+    )
     out, err = capsys.readouterr()
     assert code == 0
     assert time.monotonic() - started < TIMEOUT  # it stopped after the re-render, not on the timeout
@@ -103,7 +105,9 @@ def test_a_template_syntax_error_is_printed_and_the_fix_re_renders(project, tmp_
 def test_an_error_before_the_first_render_does_not_stop_the_watch(project, capsys):
     _, config, run = project
     replace_in(run, "chat_type: direct", "chat_type: crowd")
-    code = _watch(["--config", config, "--run", run], lambda _: replace_in(run, "chat_type: crowd", "chat_type: group"), 1)
+    code = _watch(
+        ["--config", config, "--run", run], lambda _: replace_in(run, "chat_type: crowd", "chat_type: group"), 1
+    )
     _, err = capsys.readouterr()
     lines = err.splitlines()
     assert code == 0
@@ -161,7 +165,7 @@ class _RecordingWatchfiles:
         self.calls: list[tuple[tuple, dict]] = []
 
     @staticmethod
-    def DefaultFilter():  # noqa: N802 - watchfiles' name
+    def DefaultFilter():
         return lambda _change, _path: True
 
     def watch(self, *paths, **options):
@@ -233,12 +237,16 @@ def test_a_file_in_a_dir_created_while_watching_is_seen(project, capsys):
         ready.clear()  # set again once the watcher has restarted with the new dirs
         skill.mkdir(parents=True)
         assert ready.wait(TIMEOUT)
-        (skill / "SKILL.md").write_text("---\nname: tidy\ndescription: Tidy the pantry shelves.\n---\n", encoding="utf-8")
+        (skill / "SKILL.md").write_text(
+            "---\nname: tidy\ndescription: Tidy the pantry shelves.\n---\n", encoding="utf-8"
+        )
 
     code = _watch(["--config", config, "--run", run], add_skill, 2)
     out, err = capsys.readouterr()
     assert code == 0
-    assert err.splitlines()[2].startswith("promptc: SKILL.md changed; stable part changed: cache tier 1 invalidated by section skills;")
+    assert err.splitlines()[2].startswith(
+        "promptc: SKILL.md changed; stable part changed: cache tier 1 invalidated by section skills;"
+    )
     assert "Tidy the pantry shelves." in out
 
 
@@ -259,9 +267,21 @@ def test_a_symlinked_dir_in_the_workspace_is_watched_and_a_link_cycle_ends(proje
 
 @pytest.mark.parametrize(
     "name",
-    ["sedL27VaR", "4913", ".SOUL.md.swp", ".SOUL.md.swx", "SOUL.md~", ".#SOUL.md", "#SOUL.md#", "SOUL.md.tmp",
-     "SOUL.md___jb_tmp___", ".goutputstream-ABC123", ".~lock.notes.odt#", "SOUL.md.kate-swp"],
-)  # fmt: skip
+    [
+        "sedL27VaR",
+        "4913",
+        ".SOUL.md.swp",
+        ".SOUL.md.swx",
+        "SOUL.md~",
+        ".#SOUL.md",
+        "#SOUL.md#",
+        "SOUL.md.tmp",
+        "SOUL.md___jb_tmp___",
+        ".goutputstream-ABC123",
+        ".~lock.notes.odt#",
+        "SOUL.md.kate-swp",
+    ],
+)
 def test_editor_temp_and_swap_files_never_trigger_a_render(project, name):
     workspace, config, _ = project
     targets = _targets("--config", config)
@@ -310,7 +330,11 @@ def test_a_sed_edit_names_only_the_real_file_and_re_renders_follow_a_rule_line(p
 def test_the_rule_line_is_not_written_into_an_out_file(project, capsys):
     workspace, config, run = project
     target = workspace.parent / "prompt.md"
-    code = _watch(["--config", config, "--run", run, "--out", target], lambda _: _sed_in_place(workspace / "SOUL.md", "patient", "calm"), 1)
+    code = _watch(
+        ["--config", config, "--run", run, "--out", target],
+        lambda _: _sed_in_place(workspace / "SOUL.md", "patient", "calm"),
+        1,
+    )
     out, _ = capsys.readouterr()
     assert code == 0 and out == ""
     assert "====" not in target.read_text(encoding="utf-8") and "calm gardener" in target.read_text(encoding="utf-8")

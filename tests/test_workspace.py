@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from promptc.errors import WorkspaceError
-from promptc.model import BOOTSTRAP_FILE_NAMES, Budgets
+from promptc._lib.errors import WorkspaceError
+from promptc.model.config import Budgets
+from promptc.model.workspace import BOOTSTRAP_FILE_NAMES
 from promptc.workspace import budget, state
 from promptc.workspace import loader as workspace
 from promptc.workspace.heartbeat import is_effectively_empty
@@ -262,9 +263,7 @@ def test_invalid_state_file_is_an_error_with_its_location(tmp_path: Path) -> Non
 
 
 def test_state_field_of_the_wrong_type_is_an_error(tmp_path: Path) -> None:
-    write_files(
-        tmp_path, {".promptc/workspace-state.json": '{"version": 1, "setupCompletedAt": 5}'}
-    )
+    write_files(tmp_path, {".promptc/workspace-state.json": '{"version": 1, "setupCompletedAt": 5}'})
     with pytest.raises(WorkspaceError, match="setupCompletedAt"):
         state.read_state(tmp_path)
 
@@ -313,5 +312,5 @@ def test_a_state_file_linked_inside_the_workspace_is_read(tmp_path: Path) -> Non
 def _catch(action, found: list[BaseException]) -> None:
     try:
         action()
-    except BaseException as error:  # noqa: BLE001 - handed back to the test
+    except BaseException as error:
         found.append(error)

@@ -131,7 +131,16 @@ def aged_file(path: Path, seconds: float) -> Path:
 # Strategies
 
 RAW_IDS = [
-    "call_1", "call_2", "call1", "call|fc_1", "call_a|b", "call_a:b", "toolu_01A", "|||", "c" * 45, "functions.read:0",
+    "call_1",
+    "call_2",
+    "call1",
+    "call|fc_1",
+    "call_a|b",
+    "call_a:b",
+    "toolu_01A",
+    "|||",
+    "c" * 45,
+    "functions.read:0",
 ]
 NAMES = ["read", "read", "read", "exec", "exec", " read ", "bad name", ""]
 WORDS = ["", "  ", "hi", "go on", "ok", "[x]"]
@@ -143,8 +152,11 @@ CALL_ID_KEYS = ["id", "id", "id", "call_id", "tool_call_id"]
 """Where a tool call keeps its id; some writers use `call_id` or `tool_call_id`."""
 STAND_IN_RESULTS = [
     {"content": [{"type": "text", "text": DEFAULT_TEXTS.missing_tool_result}], "isError": True},
-    {"content": [{"type": "text", "text": "aborted"}], "isError": True,
-     "details": {"openclawSyntheticMissingToolResult": True}},
+    {
+        "content": [{"type": "text", "text": "aborted"}],
+        "isError": True,
+        "details": {"openclawSyntheticMissingToolResult": True},
+    },
 ]
 """Stored synthetic results (ours, and one flagged the way OpenClaw flags its own)."""
 REASONING_SIGNATURE = '{"id":"rs_1","type":"reasoning"}'
@@ -183,7 +195,9 @@ _PICK_ROLE = st.sampled_from(ROLES)
 _PICK_ROLE_AFTER_CALLS = st.sampled_from(ROLES_AFTER_CALLS)
 _PICK_SUMMARY_STAMP = st.sampled_from(["turn", "turn", "first", "later"])
 _USER_WORDS = (
-    st.sampled_from(WORDS) | st.just(_MINE) | st.sampled_from(HEADER_LOOKALIKES)
+    st.sampled_from(WORDS)
+    | st.just(_MINE)
+    | st.sampled_from(HEADER_LOOKALIKES)
     | st.sampled_from(OLD_MARKERS).map(lambda marker: marker + _MINE)
     | st.sampled_from(OLD_MARKERS).map(lambda marker: "forwarded:\n" + marker + _MINE)
 )
@@ -331,12 +345,24 @@ def _tool_result(draw: st.DrawFn, serial: count, stamp: int, call_ids: list[str]
 # Session files as bytes, for the on-disk repair
 
 ODD_VALUES = [
-    b"1e400", b"-0", b"1e-400", b"0.1000000000000000055511151231257827", b"7" * 5000, b'"caf\xc3\xa9"',
-    b'"not utf-8 \xff\xfe"', b'"\\ud83d half"', b"[1.50, 2E+3]",
+    b"1e400",
+    b"-0",
+    b"1e-400",
+    b"0.1000000000000000055511151231257827",
+    b"7" * 5000,
+    b'"caf\xc3\xa9"',
+    b'"not utf-8 \xff\xfe"',
+    b'"\\ud83d half"',
+    b"[1.50, 2E+3]",
 ]
 """JSON values Python's own reader and writer would change or refuse (and bytes that are not UTF-8)."""
 ODD_LINES = [
-    b'{"type":"message"', b"not json", b"[1, 2]", b'{"x": NaN}', b"", b"   ",
+    b'{"type":"message"',
+    b"not json",
+    b"[1, 2]",
+    b'{"x": NaN}',
+    b"",
+    b"   ",
     b'{"type":"message","id":"bad1","parentId":null,"message":{"role":null}}',
     b'{"type":"message","id":"bad2","message":"text"}',
 ]
@@ -375,14 +401,37 @@ def session_files(draw: st.DrawFn, wrong_types: bool = False) -> list[bytes]:
 
 JSON_VALUES = st.recursive(
     st.none() | st.booleans() | st.integers(-3, 3) | st.sampled_from(["", "x", "error", "user", "toolCall", "call_1"]),
-    lambda inner: st.lists(inner, max_size=2) | st.dictionaries(st.sampled_from(["type", "kind", "id"]), inner, max_size=2),
+    lambda inner: (
+        st.lists(inner, max_size=2) | st.dictionaries(st.sampled_from(["type", "kind", "id"]), inner, max_size=2)
+    ),
     max_leaves=4,
 )
 """Any JSON value, lists and objects included (which no set or dict lookup can take as a key)."""
 MISSHAPEN_KEYS = [
-    "role", "content", "stopReason", "provider", "model", "openclawDeliveryMirror", "provenance", "usage", "api",
-    "toolCallId", "toolUseId", "toolName", "type", "id", "call_id", "name", "arguments", "partialJson", "text",
-    "thinking", "thinkingSignature", "data", "mimeType", "toolUseId",
+    "role",
+    "content",
+    "stopReason",
+    "provider",
+    "model",
+    "openclawDeliveryMirror",
+    "provenance",
+    "usage",
+    "api",
+    "toolCallId",
+    "toolUseId",
+    "toolName",
+    "type",
+    "id",
+    "call_id",
+    "name",
+    "arguments",
+    "partialJson",
+    "text",
+    "thinking",
+    "thinkingSignature",
+    "data",
+    "mimeType",
+    "toolUseId",
 ]
 """Keys, of a message or of one of its blocks, that the transforms read."""
 

@@ -8,7 +8,7 @@ import argparse
 import sys
 from typing import NoReturn
 
-from ..errors import PromptcError, UsageError
+from .._lib.errors import PromptcError, UsageError
 
 EXIT_OK, EXIT_FOUND, EXIT_BAD_INPUT = 0, 1, 2
 """0 ok; 1 a check found something; 2 bad input or usage (SPEC 10)."""

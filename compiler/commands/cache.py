@@ -9,13 +9,24 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .. import engine, pipeline
-from ..cache import diff, replay, report, trace
-from ..cache import tiers as cache_tiers
+from .. import pipeline
+from .. import tiers as cache_tiers
+from .._lib.errors import Location, PromptcError, UsageError
 from ..emit import payloads
-from ..errors import Location, PromptcError, UsageError
-from ..model import Prompt, RunFacts
-from .common import EXIT_FOUND, EXIT_OK, RUN_FACT_FLAGS, add_input_flags, emit, request_from_args, run_facts
+from ..features.cache import diff, replay, report, trace
+from ..model.prompt import Prompt
+from ..model.runfacts import RunFacts
+from ..model.units import DYNAMIC_UNIT
+from ..warm import compiler as engine
+from .common import (
+    EXIT_FOUND,
+    EXIT_OK,
+    RUN_FACT_FLAGS,
+    add_input_flags,
+    emit,
+    request_from_args,
+    run_facts,
+)
 
 
 class CacheDiffError(PromptcError):
@@ -27,15 +38,21 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.set_defaults(handler=_no_command)
     sub = parser.add_subparsers(title="cache commands", parser_class=type(parser))
     simulate = sub.add_parser("simulate", help="replay a session trace against the providers' cache rules")
-    simulate.add_argument("--trace", type=Path, required=True, metavar="FILE", help="JSONL session trace (one event per turn)")
+    simulate.add_argument(
+        "--trace", type=Path, required=True, metavar="FILE", help="JSONL session trace (one event per turn)"
+    )
     simulate.add_argument("--format", choices=["text", "json"], default="text", help="output format (default: text)")
     add_input_flags(simulate)
     simulate.set_defaults(handler=_simulate)
     compare = sub.add_parser("diff", help="say which cache tiers two compiles do not share, and why")
     which = compare.add_mutually_exclusive_group(required=True)
     which.add_argument("--runs", nargs=2, type=Path, metavar=("BEFORE", "AFTER"), help="two run-fact files")
-    which.add_argument("--workspaces", nargs=2, type=Path, metavar=("BEFORE", "AFTER"), help="a workspace before and after an edit")
-    which.add_argument("--bundle", type=Path, metavar="DIR", help="the bundle's variant for these run facts vs the current templates")
+    which.add_argument(
+        "--workspaces", nargs=2, type=Path, metavar=("BEFORE", "AFTER"), help="a workspace before and after an edit"
+    )
+    which.add_argument(
+        "--bundle", type=Path, metavar="DIR", help="the bundle's variant for these run facts vs the current templates"
+    )
     add_input_flags(compare)
     compare.set_defaults(handler=_diff)
 
@@ -96,7 +113,7 @@ def _diff_text(changes: tuple[diff.TierChange, ...], before: dict[str, str], aft
         lines.append(diff.describe(change))
         if change.own and not shown:
             name = next(n for n in change.causes if before.get(n) != now.get(n))
-            if name == cache_tiers.DYNAMIC_UNIT and name not in before:
+            if name == DYNAMIC_UNIT and name not in before:
                 lines.append("  (the bundle keeps no volatile text to compare with)")
             else:
                 lines += ["  " + line for line in diff.unit_diff(name, before.get(name), now.get(name))]
@@ -106,7 +123,7 @@ def _diff_text(changes: tuple[diff.TierChange, ...], before: dict[str, str], aft
 
 def _bundle_variant(bundle: Path, prompt: Prompt, run: RunFacts) -> tuple[str, list[dict[str, Any]]]:
     """The stored stable text and tiers of the bundle's variant with these run facts."""
-    from .bundle import MANIFEST, ROW_KEYS, STABLE_DIR, row_key
+    from ..features.bundle import MANIFEST, ROW_KEYS, STABLE_DIR, row_key
 
     path = bundle / MANIFEST
     try:
@@ -116,10 +133,14 @@ def _bundle_variant(bundle: Path, prompt: Prompt, run: RunFacts) -> tuple[str, l
     key = list(row_key(dataclasses.replace(run, agent=prompt.agent)))
     row = next((r for r in rows if [r.get(k) for k in ROW_KEYS] == key), None)
     if row is None or "tiers" not in row:
-        what = "has no variant " + "/".join(map(str, key)) if row is None else "was built before cache tiers (rebuild it)"
+        what = (
+            "has no variant " + "/".join(map(str, key)) if row is None else "was built before cache tiers (rebuild it)"
+        )
         raise CacheDiffError(f"the bundle {what}", Location(str(path)))
     stable_path = bundle / STABLE_DIR / f"{row['stable_sha256']}.md"
     try:
         return stable_path.read_text(encoding="utf-8"), row["tiers"]
     except OSError as exc:
-        raise CacheDiffError(f"cannot read the variant's stable part: {exc.strerror or exc}", Location(str(stable_path))) from exc
+        raise CacheDiffError(
+            f"cannot read the variant's stable part: {exc.strerror or exc}", Location(str(stable_path))
+        ) from exc

@@ -11,9 +11,9 @@ import functools
 import importlib
 import os
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
-from ..errors import PromptcError, UsageError, did_you_mean
+from .._lib.errors import PromptcError, UsageError, did_you_mean
 from .base import EXIT_BAD_INPUT, EXIT_OK, Parser, print_error
 
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -47,7 +47,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # a bug of ours: still one line, unless asked for the traceback
         if os.environ.get("PROMPTC_DEBUG"):
             raise
-        print(f"promptc: error: internal error ({type(exc).__name__}: {exc}); set PROMPTC_DEBUG=1 for details", file=sys.stderr)
+        print(
+            f"promptc: error: internal error ({type(exc).__name__}: {exc}); set PROMPTC_DEBUG=1 for details",
+            file=sys.stderr,
+        )
         return EXIT_BAD_INPUT
 
 
@@ -70,7 +73,7 @@ def _dispatch(words: list[str]) -> int:
         top_parser().print_help(sys.stdout if words else sys.stderr)
         return EXIT_OK if words else EXIT_BAD_INPUT
     if words[0] == "--version":
-        from .. import version
+        from .._lib.resources import version
 
         print(f"promptc {version()}")
         return EXIT_OK

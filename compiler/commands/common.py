@@ -12,14 +12,17 @@ import sys
 import time
 from pathlib import Path
 
-from .. import engine, fsutil, pipeline
-from ..config import layers, runfacts, yamlsrc
+from .. import pipeline
+from .._lib import fsutil
+from .._lib.errors import ConfigError, RunFactsError, UsageError
+from .._lib.fsutil import write_output
+from .._lib.lru import LRU
+from .._lib.text import replace_surrogates
 from ..emit import payloads
-from ..errors import ConfigError, RunFactsError, UsageError
-from ..freshness import LRU
-from ..fsutil import write_output
-from ..model import CHAT_TYPES, HARNESSES, PROMPT_MODES, SESSION_KINDS, Prompt, RunFacts
-from ..sections.text import replace_surrogates
+from ..inputs import layers, runfacts, yamlsrc
+from ..model.prompt import Prompt
+from ..model.runfacts import CHAT_TYPES, HARNESSES, PROMPT_MODES, SESSION_KINDS, RunFacts
+from ..warm import compiler as engine
 from .base import EXIT_BAD_INPUT, EXIT_FOUND, EXIT_OK, Parser, print_error  # noqa: F401 - shared by the commands
 
 RUN_FACT_FLAGS: dict[str, tuple[tuple[str, ...] | None, str]] = {
@@ -41,12 +44,31 @@ def add_input_flags(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("inputs")
     add_config_flags(group)
     group.add_argument("--run", type=Path, metavar="FILE", help="run facts (YAML or JSON; - reads standard input)")
-    group.add_argument("--var", action="append", default=[], metavar="NAME=VALUE", dest="vars",
-                       help="a user variable's value for this turn, as text (repeatable; wins over the run file and config)")  # fmt: skip
+    group.add_argument(
+        "--var",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        dest="vars",
+        help="a user variable's value for this turn, as text (repeatable; wins over the run file and config)",
+    )
     group.add_argument("--workspace", type=Path, metavar="DIR", help="workspace to read (default: the config's)")
-    group.add_argument("--templates", action="append", type=Path, default=[], metavar="DIR",
-                       help="user template dir, searched before prompt.templateDirs and the built-ins (repeatable)")  # fmt: skip
-    group.add_argument("--contributions", action="append", type=Path, default=[], metavar="FILE", help="provider contribution file (repeatable)")
+    group.add_argument(
+        "--templates",
+        action="append",
+        type=Path,
+        default=[],
+        metavar="DIR",
+        help="user template dir, searched before prompt.templateDirs and the built-ins (repeatable)",
+    )
+    group.add_argument(
+        "--contributions",
+        action="append",
+        type=Path,
+        default=[],
+        metavar="FILE",
+        help="provider contribution file (repeatable)",
+    )
     group.add_argument("--session-state", type=Path, metavar="FILE", help="session state for the 'once' warning mode")
     facts = parser.add_argument_group("run-fact overrides (win over the --run file)")
     for flag, (choices, summary) in RUN_FACT_FLAGS.items():
@@ -57,10 +79,22 @@ def add_input_flags(parser: argparse.ArgumentParser) -> None:
 
 def add_config_flags(group: argparse._ActionsContainer) -> None:
     """`--config` and `--set`, shared with `config explain`."""
-    group.add_argument("--config", action="append", type=Path, default=[], metavar="FILE",
-                       help="config file (repeatable, later wins; - reads standard input, last)")  # fmt: skip
-    group.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="overrides",
-                       help="override one config key; the value is read as YAML (repeatable)")  # fmt: skip
+    group.add_argument(
+        "--config",
+        action="append",
+        type=Path,
+        default=[],
+        metavar="FILE",
+        help="config file (repeatable, later wins; - reads standard input, last)",
+    )
+    group.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        dest="overrides",
+        help="override one config key; the value is read as YAML (repeatable)",
+    )
 
 
 def request_from_args(args: argparse.Namespace) -> pipeline.Request:

@@ -13,8 +13,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     """Add context's flags."""
     add_input_flags(parser)
     parser.add_argument("--detail", action="store_true", help="per-section and per-skill detail")
-    parser.add_argument("--format", choices=("text", "json"), default="text", help="output format: text or json (default: text)")
-    parser.add_argument("--out", type=Path, metavar="FILE", help="write here (atomically) instead of stdout; - is stdout")
+    parser.add_argument(
+        "--format", choices=("text", "json"), default="text", help="output format: text or json (default: text)"
+    )
+    parser.add_argument(
+        "--out", type=Path, metavar="FILE", help="write here (atomically) instead of stdout; - is stdout"
+    )
     parser.set_defaults(handler=run)
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..config import explain, layers
 from ..emit import payloads
+from ..inputs import explain, layers
 from .common import EXIT_BAD_INPUT, EXIT_OK, add_config_flags, config_sources
 
 
@@ -15,10 +15,16 @@ def configure(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(title="config commands", parser_class=type(parser))
     parser.set_defaults(handler=lambda args: _group_help(parser))
     command = sub.add_parser("explain", help="show a key's value and where it came from")
-    command.add_argument("key", help='dotted key; brackets for a part with dots or slashes: agents.defaults.models["openai/gpt-5.5"].alias')
+    command.add_argument(
+        "key",
+        help='dotted key; brackets for a part with dots or slashes: agents.defaults.models["openai/gpt-5.5"].alias',
+    )
     add_config_flags(command)
-    command.add_argument("--agent", metavar="ID",
-                         help="the agent's effective value of an agent setting (agents.defaults.X, or X alone; default: the default agent)")  # fmt: skip
+    command.add_argument(
+        "--agent",
+        metavar="ID",
+        help="the agent's effective value of an agent setting (agents.defaults.X, or X alone; default: the default agent)",
+    )
     command.set_defaults(handler=run)
 
 

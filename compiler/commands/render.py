@@ -5,10 +5,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from .._lib.errors import UsageError
 from ..emit import payloads
-from ..errors import UsageError
 from .common import EXIT_OK, add_input_flags, compile_pending, emit, records_state, render_output
-
 
 LIST_FORMATS = ("text", "json")
 """What `--list-sections` can print."""
@@ -18,13 +17,25 @@ def configure(parser: argparse.ArgumentParser) -> None:
     """Add render's flags."""
     add_input_flags(parser)
     formats = ", ".join(payloads.FORMATS)
-    parser.add_argument("--format", choices=list(payloads.FORMATS), default="text",
-                        help=f"output format: {formats} (default: text; with --list-sections: text or json)")  # fmt: skip
-    parser.add_argument("--out", type=Path, metavar="FILE", help="write here (atomically) instead of stdout; - is stdout")
-    parser.add_argument("--list-sections", action="store_true",
-                        help="list every section, active or not, why, its source file and the built-in it overrides")  # fmt: skip
-    parser.add_argument("--no-state", action="store_true",
-                        help="a preview: record no workspace or session state (a --list-sections never does)")  # fmt: skip
+    parser.add_argument(
+        "--format",
+        choices=list(payloads.FORMATS),
+        default="text",
+        help=f"output format: {formats} (default: text; with --list-sections: text or json)",
+    )
+    parser.add_argument(
+        "--out", type=Path, metavar="FILE", help="write here (atomically) instead of stdout; - is stdout"
+    )
+    parser.add_argument(
+        "--list-sections",
+        action="store_true",
+        help="list every section, active or not, why, its source file and the built-in it overrides",
+    )
+    parser.add_argument(
+        "--no-state",
+        action="store_true",
+        help="a preview: record no workspace or session state (a --list-sections never does)",
+    )
     parser.add_argument("--watch", action="store_true", help="re-render on every template, config or workspace change")
     parser.set_defaults(handler=run)
 
@@ -35,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
     if args.list_sections and args.format not in LIST_FORMATS:
         raise UsageError(f"--format {args.format}: --list-sections prints {' or '.join(LIST_FORMATS)}")
     if args.watch:
-        from . import watch
+        from ..features import watch
 
         return watch.run(args)
     prompt, update = compile_pending(args)

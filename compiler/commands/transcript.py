@@ -9,9 +9,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..config import layers
-from ..errors import Location, TranscriptError
-from ..fsutil import write_output
+from .._lib.errors import Location, TranscriptError
+from .._lib.fsutil import write_output
+from ..inputs import layers
 from ..transcript import jsonline
 from ..transcript import policy as policies
 from ..transcript.images import DEFAULT_MAX_SIDE_PX
@@ -28,21 +28,34 @@ def configure(transcript: argparse.ArgumentParser) -> None:
     repair = commands.add_parser("repair", help="fix session files on disk (atomic, with a backup)")
     repair.add_argument("files", nargs="+", metavar="FILE", type=Path, help="session files to repair in place")
     repair.add_argument(
-        "--max-line-mib", type=_positive_int, metavar="N", default=DEFAULT_MAX_LINE_BYTES // MIB,
+        "--max-line-mib",
+        type=_positive_int,
+        metavar="N",
+        default=DEFAULT_MAX_LINE_BYTES // MIB,
         help=f"copy lines longer than N MiB unread (default {DEFAULT_MAX_LINE_BYTES // MIB})",
     )
     repair.set_defaults(handler=run_repair)
 
     sanitize_cmd = commands.add_parser("sanitize", help="print the replay copy of a session for one provider")
-    sanitize_cmd.add_argument("file", metavar="FILE", type=Path, help="the session file (JSONL); - reads standard input")
-    _add_model_arguments(sanitize_cmd)
-    sanitize_cmd.add_argument("--out", type=Path, metavar="FILE", help="write the JSON here (atomically) instead of stdout; - is stdout")
     sanitize_cmd.add_argument(
-        "--image-max-dimension", type=_positive_int, metavar="N",
+        "file", metavar="FILE", type=Path, help="the session file (JSONL); - reads standard input"
+    )
+    _add_model_arguments(sanitize_cmd)
+    sanitize_cmd.add_argument(
+        "--out", type=Path, metavar="FILE", help="write the JSON here (atomically) instead of stdout; - is stdout"
+    )
+    sanitize_cmd.add_argument(
+        "--image-max-dimension",
+        type=_positive_int,
+        metavar="N",
         help=f"longest image side in pixels (default: the config's imageMaxDimensionPx, {DEFAULT_MAX_SIDE_PX})",
     )
-    sanitize_cmd.add_argument("--config", action="append", type=Path, default=[], metavar="FILE", help="config file (repeatable, later wins)")
-    sanitize_cmd.add_argument("--agent", default="main", metavar="ID", help="agent whose imageMaxDimensionPx applies (default: main)")
+    sanitize_cmd.add_argument(
+        "--config", action="append", type=Path, default=[], metavar="FILE", help="config file (repeatable, later wins)"
+    )
+    sanitize_cmd.add_argument(
+        "--agent", default="main", metavar="ID", help="agent whose imageMaxDimensionPx applies (default: main)"
+    )
     sanitize_cmd.set_defaults(handler=run_sanitize)
 
     policy = commands.add_parser("policy", help="show which replay transforms a provider gets, and why")
@@ -146,7 +159,10 @@ def _require_file(path: Path) -> None:
         raise TranscriptError(f"not a session file: it is {kind}", Location(str(path)))
 
 
-_NODE_KINDS = {stat.S_IFDIR: "a directory", stat.S_IFIFO: "a FIFO (named pipe)", stat.S_IFCHR: "a character device",
-               stat.S_IFBLK: "a block device", stat.S_IFSOCK: "a socket"}  # fmt: skip
-
-
+_NODE_KINDS = {
+    stat.S_IFDIR: "a directory",
+    stat.S_IFIFO: "a FIFO (named pipe)",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFSOCK: "a socket",
+}

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
-from ..frozen import thaw
-from ..model import BOOTSTRAP_FILE_NAMES, ContextFile, Prompt
+from .._lib.frozen import thaw
+from ..model.prompt import Prompt
+from ..model.workspace import BOOTSTRAP_FILE_NAMES, ContextFile
 from . import payloads, tokens
 
 
@@ -25,7 +27,12 @@ def report(prompt: Prompt, *, section_tokens: bool = True) -> dict[str, Any]:
         "tokens": {"method": tokens.describe(model), "exact": exact},
         "files": [_file(f) for f in every_file(prompt)],
         "sections": [
-            {"id": s.id, "side": s.side, "chars": len(s.text), **({"tokens": token_count(s.text, model)} if section_tokens else {})}
+            {
+                "id": s.id,
+                "side": s.side,
+                "chars": len(s.text),
+                **({"tokens": token_count(s.text, model)} if section_tokens else {}),
+            }
             for s in prompt.sections
         ],
         "skills": [{"name": e.name, "included": e.included, "reason": e.reason} for e in prompt.skills.entries],
@@ -65,12 +72,16 @@ def skills_summary(prompt: Prompt) -> dict[str, Any]:
     """Counts: SKILL.md files found, made skills, eligible, listed; why the rest are not listed
     (grouped), and why files were skipped before they became skills (grouped)."""
     entries, skipped = prompt.skills.entries, prompt.skills.skipped
-    ineligible = [e.reason.removeprefix("ineligible: ") for e in entries if e.reason and e.reason.startswith("ineligible: ")]
+    ineligible = [
+        e.reason.removeprefix("ineligible: ") for e in entries if e.reason and e.reason.startswith("ineligible: ")
+    ]
     return {
         "found": len(entries) + len(skipped),
         "eligible": len(entries) - len(ineligible),
         "listed": sum(1 for e in entries if e.included),
-        "not_listed": _grouped(e.reason for e in entries if not e.included and e.reason and not e.reason.startswith("ineligible: ")),
+        "not_listed": _grouped(
+            e.reason for e in entries if not e.included and e.reason and not e.reason.startswith("ineligible: ")
+        ),
         "ineligible": _grouped(reason.split(":")[0].split(" (")[0] for reason in ineligible),
         "skipped": _grouped(why for _, why in skipped),
     }
@@ -151,7 +162,9 @@ def _skills(data: dict[str, Any], detail: bool) -> list[str]:
         lines.append(f"  note: {data['skills_note']}")
     if detail:
         for s in data["skills"]:
-            lines.append(f"  {'+' if s['included'] else '-'} {s['name']}" + (f" ({s['reason']})" if s["reason"] else ""))
+            lines.append(
+                f"  {'+' if s['included'] else '-'} {s['name']}" + (f" ({s['reason']})" if s["reason"] else "")
+            )
     return lines
 
 
@@ -189,12 +202,17 @@ def section_rows(prompt: Prompt) -> list[dict[str, Any]]:
     rows = []
     for section_id, active, why in prompt.outline:
         section, origin = rendered.get(section_id), origins.get(section_id)
-        rows.append({
-            "id": section_id, "active": active, "why": why,
-            "side": section.side if section else None, "chars": len(section.text) if section else 0,
-            "source": section.source if section else (origin.source if origin else None),
-            "overrides": origin.overrides if origin else None,
-        })  # fmt: skip
+        rows.append(
+            {
+                "id": section_id,
+                "active": active,
+                "why": why,
+                "side": section.side if section else None,
+                "chars": len(section.text) if section else 0,
+                "source": section.source if section else (origin.source if origin else None),
+                "overrides": origin.overrides if origin else None,
+            }
+        )
     return rows
 
 

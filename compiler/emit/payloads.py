@@ -15,12 +15,15 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Callable, Iterable, Mapping, Union
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
-from ..cache import tiers as cache_tiers
-from ..model import CacheTier, ContextFile, Prompt
+from .. import tiers as cache_tiers
+from ..model.prompt import CacheTier, Prompt
+from ..model.units import JOIN
+from ..model.workspace import ContextFile
 
-Payload = Union[str, dict[str, Any]]
+Payload = str | dict[str, Any]
 """What an emitter returns: text for `text`, data for everything else."""
 
 DEVELOPER_ROLE_MODELS = re.compile(r"(^|[/:])(gpt-5|o[1-9])([.\-]|$)", re.IGNORECASE)
@@ -140,8 +143,8 @@ def _cached_and_fresh(prompt: Prompt) -> tuple[list[tuple[str, str | None]], lis
     if developer and cached:
         cached = [*cached[:-1], (cached[-1][0], None), (developer, cached[-1][1])]
     fresh = [text for text in (cache_tiers.uncovered(prompt.volatile, prompt.units), turn) if text]
-    if not fresh and cached and cached[-1][0].endswith(cache_tiers.JOIN):  # the last block ends where the prompt does
-        cached[-1] = (cached[-1][0].removesuffix(cache_tiers.JOIN), cached[-1][1])
+    if not fresh and cached and cached[-1][0].endswith(JOIN):  # the last block ends where the prompt does
+        cached[-1] = (cached[-1][0].removesuffix(JOIN), cached[-1][1])
     return [c for c in cached if c[0]], fresh
 
 

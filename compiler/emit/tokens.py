@@ -15,9 +15,8 @@ import importlib.util
 import os
 import sys
 import threading
+from dataclasses import dataclass
 from typing import Any
-
-from ..records import frozen
 
 ENCODING_NAME = "o200k_base"
 """The encoding used when the model's own is not known."""
@@ -29,7 +28,7 @@ SHIPPED_ENCODINGS: tuple[str, ...] = ("o200k_base", "cl100k_base")
 """The encodings the bpe-openai wheel ships that OpenAI models use."""
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Method:
     """How the tokens of a prompt for one model are counted."""
 
@@ -124,7 +123,7 @@ def _build(name: str) -> Any:
         return None
     try:
         return bindings.tokenizer_for_encoding(name)
-    except Exception:  # noqa: BLE001 - an encoding this build of the wheel lacks: no count
+    except Exception:
         return None
 
 
@@ -163,7 +162,7 @@ def _extension_path() -> str | None:
         return None
     if spec is None or not spec.submodule_search_locations:
         return None
-    folder = list(spec.submodule_search_locations)[0]
+    folder = next(iter(spec.submodule_search_locations))
     for suffix in importlib.machinery.EXTENSION_SUFFIXES:
         candidate = os.path.join(folder, "_bindings" + suffix)
         if os.path.isfile(candidate):

@@ -1,2 +1,2 @@
-"""The template half of the pipeline: the section catalogue, the variables a section may read, provider
-contributions, and the renderer that joins the two sides around the cache boundary."""
+"""The template stages: the section catalogue, the variables a section may read, and the renderer
+that joins the two sides around the cache boundary."""

@@ -4,29 +4,32 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import itertools
 import os
 import re
+from collections.abc import Iterable, MutableMapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, MutableMapping, Sequence
+from typing import Any
 
-from .. import fsutil, resources
-from ..config import yamlsrc
-from ..errors import Location, TemplateError, did_you_mean
-from ..freshness import Tracker
-from ..model import PROMPT_MODES, SIDES, SectionOrigin
-from ..records import frozen
+from .._lib import fsutil, resources
+from .._lib.errors import Location, TemplateError, did_you_mean
+from .._lib.reads import UNRECORDED, Recorder
+from ..inputs import yamlsrc
+from ..inputs.contributions import SLOTS
+from ..model.config import SIDES
+from ..model.prompt import SectionOrigin
+from ..model.runfacts import PROMPT_MODES
 from . import partials as partials_mod
 
 SECTION_SUFFIX = ".md.j2"
-SLOTS: tuple[str, ...] = ("interaction_style", "tool_call_style", "execution_bias")
-"""Sections a provider contribution may replace (SPEC 4.4)."""
 
 REQUIRED_KEYS = ("id", "order", "side", "modes")
 OPTIONAL_KEYS = ("title", "when", "slot")
 _ID = re.compile(r"^[a-z][a-z0-9_]*$")
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class SectionSpec:
     """One section template and its declarative metadata (SPEC 4.1)."""
 
@@ -65,7 +68,7 @@ class SectionSpec:
         return f"builtin:{os.path.basename(self.path)}" if self.origin == "builtin" else self.path
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Selection:
     """A section's fate for one prompt mode and set of provider overrides."""
 
@@ -94,7 +97,7 @@ TEMPLATE_LIKE = (".j2", ".jinja", ".jinja2", ".md", ".tmpl", ".txt")
 """Suffixes of files that look like section templates but are not read as one."""
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Catalogue:
     """What the template dirs hold: the sections (sorted by order) and the partials."""
 
@@ -109,13 +112,15 @@ class Catalogue:
 
 
 def discover(
-    template_dirs: Sequence[str | Path] = (), tracker: Tracker | None = None, cache: SpecCache | None = None
+    template_dirs: Sequence[str | Path] = (), tracker: Recorder | None = None, cache: SpecCache | None = None
 ) -> tuple[SectionSpec, ...]:
     """All sections, sorted by order: user dirs (first wins) override built-ins by id."""
     return load(template_dirs, tracker, cache).sections
 
 
-def load(template_dirs: Sequence[str | Path] = (), tracker: Tracker | None = None, cache: SpecCache | None = None) -> Catalogue:
+def load(
+    template_dirs: Sequence[str | Path] = (), tracker: Recorder | None = None, cache: SpecCache | None = None
+) -> Catalogue:
     """The catalogue, or one TemplateError holding every problem of every section file.
 
     `tracker` records every directory listed and file read; `cache` reuses parsed files.
@@ -127,7 +132,7 @@ def load(template_dirs: Sequence[str | Path] = (), tracker: Tracker | None = Non
 
 
 def scan(
-    template_dirs: Sequence[str | Path] = (), tracker: Tracker | None = None, cache: SpecCache | None = None
+    template_dirs: Sequence[str | Path] = (), tracker: Recorder | None = None, cache: SpecCache | None = None
 ) -> tuple[Catalogue, list[TemplateError]]:
     """The catalogue built from every section file that reads, and every problem found.
 
@@ -135,7 +140,7 @@ def scan(
     in `DIR/partials/`; a dir that contributes neither is a problem naming the files that look
     like templates. A missing dir is raised at once.
     """
-    tracker, cache = tracker or Tracker(), {} if cache is None else cache
+    tracker, cache = tracker or UNRECORDED, {} if cache is None else cache
     dirs = [(Path(d), str(d)) for d in template_dirs]
     user_specs: list[SectionSpec] = []
     problems: list[TemplateError] = []
@@ -158,7 +163,7 @@ def scan(
 
 
 def _read_user_dir(
-    directory: Path, origin: str, tracker: Tracker, cache: SpecCache
+    directory: Path, origin: str, tracker: Recorder, cache: SpecCache
 ) -> tuple[list[SectionSpec], list[TemplateError], int]:
     """The sections of one user dir, flat and in `sections/` (ids unique across the two), its
     problems, and how many section files it has."""
@@ -175,7 +180,7 @@ def _read_user_dir(
     return specs, problems + _duplicate_ids(specs), count
 
 
-def _list_dir(directory: Path, tracker: Tracker) -> tuple[str, ...]:
+def _list_dir(directory: Path, tracker: Recorder) -> tuple[str, ...]:
     try:
         info = os.stat(directory)
         names = section_files(directory)
@@ -187,7 +192,9 @@ def _list_dir(directory: Path, tracker: Tracker) -> tuple[str, ...]:
     return names
 
 
-def _read_files(directory: Path, names: Sequence[str], origin: str, tracker: Tracker, cache: SpecCache) -> tuple[list[SectionSpec], list[TemplateError]]:
+def _read_files(
+    directory: Path, names: Sequence[str], origin: str, tracker: Recorder, cache: SpecCache
+) -> tuple[list[SectionSpec], list[TemplateError]]:
     specs, problems = [], []
     for name in names:
         try:
@@ -212,10 +219,20 @@ def near_misses(directory: Path) -> list[Path]:
         if folder.is_dir():
             for path in sorted(folder.iterdir()):
                 name = path.name.lower()
-                if path.is_file() and not path.name.endswith(SECTION_SUFFIX) and (name.endswith(TEMPLATE_LIKE) or ".j2" in name or ".jinja" in name):
+                if (
+                    path.is_file()
+                    and not path.name.endswith(SECTION_SUFFIX)
+                    and (name.endswith(TEMPLATE_LIKE) or ".j2" in name or ".jinja" in name)
+                ):
                     found.append(path)
-                elif path.is_dir() and path.name not in (SECTIONS_DIR, partials_mod.PARTIALS_DIR) and not path.name.startswith("."):
-                    found += sorted(p for p in path.iterdir() if p.name.lower().endswith(SECTION_SUFFIX) and p.is_file())
+                elif (
+                    path.is_dir()
+                    and path.name not in (SECTIONS_DIR, partials_mod.PARTIALS_DIR)
+                    and not path.name.startswith(".")
+                ):
+                    found += sorted(
+                        p for p in path.iterdir() if p.name.lower().endswith(SECTION_SUFFIX) and p.is_file()
+                    )
     return found
 
 
@@ -223,12 +240,23 @@ def misplaced_sections(directory: Path) -> list[tuple[Path, str]]:
     """Files a user dir holds that open with a section's metadata block but are never read as
     sections, each with what is wrong: a near miss (see near_misses), or a file in `partials/`
     (a partial has no metadata: included, the block would be printed as text)."""
-    found = [(path, f"is not read as one: section files are named NAME{SECTION_SUFFIX}, in the template dir or its sections/ folder")
-             for path in near_misses(directory)]  # fmt: skip
+    found = [
+        (
+            path,
+            f"is not read as one: section files are named NAME{SECTION_SUFFIX}, in the template dir or its sections/ folder",
+        )
+        for path in near_misses(directory)
+    ]
     root = directory / partials_mod.PARTIALS_DIR
     if root.is_dir():
-        found += [(path, "is in partials/, which holds partials, not sections: move it to the template dir or its sections/ folder")
-                  for path in sorted(root.rglob("*")) if path.is_file()]  # fmt: skip
+        found += [
+            (
+                path,
+                "is in partials/, which holds partials, not sections: move it to the template dir or its sections/ folder",
+            )
+            for path in sorted(root.rglob("*"))
+            if path.is_file()
+        ]
     return [(path, why) for path, why in found if _starts_with_metadata(path)]
 
 
@@ -247,19 +275,24 @@ def misplaced_notes(template_dirs: Sequence[str | Path]) -> tuple[str, ...]:
     reports each as a finding at the file)."""
     return tuple(
         f"{path}: has section metadata but {why}"
-        for directory in template_dirs for path, why in misplaced_sections(Path(directory))
+        for directory in template_dirs
+        for path, why in misplaced_sections(Path(directory))
     )
 
 
 def _contributes_nothing(directory: Path) -> TemplateError:
     misses = near_misses(directory)
     if misses:
-        shown = ", ".join(str(path.relative_to(directory)) for path in misses[:8]) + (f" and {len(misses) - 8} more" if len(misses) > 8 else "")
+        shown = ", ".join(str(path.relative_to(directory)) for path in misses[:8]) + (
+            f" and {len(misses) - 8} more" if len(misses) > 8 else ""
+        )
         detail = f"{shown} {'looks' if len(misses) == 1 else 'look'} like a template but {'is' if len(misses) == 1 else 'are'} not read"
     else:
         detail = "it holds no section file"
     where = "section files are NAME.md.j2, in the dir or in its sections/ folder; partials go in partials/"
-    return TemplateError(f"template directory contributes no section and no partial: {detail} ({where})", Location(str(directory)))
+    return TemplateError(
+        f"template directory contributes no section and no partial: {detail} ({where})", Location(str(directory))
+    )
 
 
 def _effective(user: Sequence[SectionSpec], builtins: Sequence[SectionSpec]) -> list[SectionSpec]:
@@ -276,7 +309,7 @@ def _effective(user: Sequence[SectionSpec], builtins: Sequence[SectionSpec]) -> 
 
 
 def read_section(
-    path: Path, origin: str = "builtin", tracker: Tracker | None = None, cache: SpecCache | None = None
+    path: Path, origin: str = "builtin", tracker: Recorder | None = None, cache: SpecCache | None = None
 ) -> SectionSpec:
     """Parse one section file: YAML frontmatter between `---` lines, then the Jinja body.
     Every metadata problem of the file is in the one TemplateError raised."""
@@ -286,7 +319,7 @@ def read_section(
         raise TemplateError(f"cannot read template: it {exc.detail}", Location(str(path))) from exc
     except OSError as exc:
         raise TemplateError(f"cannot read template: {exc.strerror or exc}", Location(str(path))) from exc
-    (tracker or Tracker()).file(str(path), info, data)
+    (tracker or UNRECORDED).file(str(path), info, data)
     key = (str(path), origin, data)
     spec = None if cache is None else cache.get(key)
     if spec is None:
@@ -336,10 +369,19 @@ def spec_data(spec: SectionSpec) -> dict[str, Any]:
 
 
 _SPEC_TYPES: dict[str, tuple[type, ...]] = {
-    "id": (str,), "order": (int,), "side": (str,), "modes": (list,), "title": (str,), "when": (str, type(None)),
-    "slot": (str, type(None)), "path": (str,), "source": (str,), "key_lines": (list,), "origin": (str,),
+    "id": (str,),
+    "order": (int,),
+    "side": (str,),
+    "modes": (list,),
+    "title": (str,),
+    "when": (str, type(None)),
+    "slot": (str, type(None)),
+    "path": (str,),
+    "source": (str,),
+    "key_lines": (list,),
+    "origin": (str,),
     "overrides": (type(None),),
-}  # fmt: skip
+}
 
 
 def spec_from_data(data: Any) -> SectionSpec | None:
@@ -351,7 +393,9 @@ def spec_from_data(data: Any) -> SectionSpec | None:
     modes, lines = data["modes"], data["key_lines"]
     if not all(type(mode) is str for mode in modes):
         return None
-    if not all(type(pair) is list and len(pair) == 2 and type(pair[0]) is str and type(pair[1]) is int for pair in lines):
+    if not all(
+        type(pair) is list and len(pair) == 2 and type(pair[0]) is str and type(pair[1]) is int for pair in lines
+    ):
         return None
     return SectionSpec(**{**data, "modes": frozenset(modes), "key_lines": tuple(map(tuple, lines))})
 
@@ -384,7 +428,11 @@ def _check_metadata(located: yamlsrc.Located, path: Path) -> dict[str, Any]:
         if key not in REQUIRED_KEYS + OPTIONAL_KEYS:
             hint = did_you_mean(str(key), REQUIRED_KEYS + OPTIONAL_KEYS)
             problems.append(TemplateError(f"unknown metadata key '{key}'{hint}", located.where((key,))))
-    problems += [TemplateError(f"missing metadata key '{key}'", Location(str(path), 1, 1)) for key in REQUIRED_KEYS if key not in meta]
+    problems += [
+        TemplateError(f"missing metadata key '{key}'", Location(str(path), 1, 1))
+        for key in REQUIRED_KEYS
+        if key not in meta
+    ]
     values = metadata_problems({**PLACEHOLDERS, **meta})
     problems += [TemplateError(problem, located.where((key,))) for key, problem in values if key in meta]
     if problems:
@@ -431,7 +479,7 @@ def _duplicate_orders(specs: Sequence[SectionSpec]) -> list[TemplateError]:
     """Built-ins sort first among equal orders, so a clash is blamed on the user's file."""
     ordered = sorted(specs, key=lambda spec: (spec.order, spec.origin != "builtin", spec.path))
     problems = []
-    for before, after in zip(ordered, ordered[1:]):
+    for before, after in itertools.pairwise(ordered):
         if before.order == after.order:
             message = f"duplicate section order {after.order} (also used by {before.id!r} in {before.label})"
             problems.append(TemplateError(message, after.location("order")))

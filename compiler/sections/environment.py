@@ -3,15 +3,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import jinja2
 from jinja2 import nodes
 from jinja2.compiler import CodeGenerator, Frame, optimizeconst
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-from .. import checks
+from .._lib import checks
 from . import limits
 from . import partials as partials_mod
 from .limits import MAX_ITEMS, MAX_TEXT_CHARS, Refused, TooLarge
@@ -47,7 +47,9 @@ class SectionEnvironment(ImmutableSandboxedEnvironment):
     checked before they compute, `+`, `~`, filters and calls by their results."""
 
     code_generator_class = _CodeGenerator
-    intercepted_binops = frozenset({"-", "*", "**", "+", "%"})  # intercepted ones are never folded at compile time either
+    intercepted_binops = frozenset(
+        {"-", "*", "**", "+", "%"}
+    )  # intercepted ones are never folded at compile time either
     concat = staticmethod(limits.concat)
 
     def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
@@ -67,7 +69,7 @@ class SectionEnvironment(ImmutableSandboxedEnvironment):
             raise TooLarge(f"'{operator}' here would make {checks.TOO_LONG}")
         return limits.checked(f"'{operator}'", result)
 
-    def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805 - Jinja's own names
+    def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:
         args = limits.check_call(__obj, args, kwargs)
         result = super().call(__context, __obj, *args, **kwargs)
         return limits.checked(f"'{getattr(__obj, '__name__', 'a call')}'", result)
@@ -78,8 +80,14 @@ class SectionEnvironment(ImmutableSandboxedEnvironment):
             return None
         return limits.bounded_format(value.__self__, value.__name__ == "format_map", wrapper)
 
-    def compile(self, source: Any, name: str | None = None, filename: str | None = None,
-                raw: bool = False, defer_init: bool = False) -> Any:  # fmt: skip
+    def compile(
+        self,
+        source: Any,
+        name: str | None = None,
+        filename: str | None = None,
+        raw: bool = False,
+        defer_init: bool = False,
+    ) -> Any:
         if isinstance(source, str):
             source = self.parse(source, name, filename)
         extends = next(source.find_all(nodes.Extends), None)
@@ -92,7 +100,9 @@ class SectionEnvironment(ImmutableSandboxedEnvironment):
         return super().compile(source, name, filename, False, defer_init)
 
 
-EXTENDS_REFUSED = "'{% extends %}' is not supported: a section is not a page (share text with include or import of a partial)"
+EXTENDS_REFUSED = (
+    "'{% extends %}' is not supported: a section is not a page (share text with include or import of a partial)"
+)
 
 
 def make_environment(loader: jinja2.BaseLoader | None = None) -> jinja2.Environment:
@@ -150,7 +160,9 @@ class PartialLoader(jinja2.BaseLoader):
             raise PartialRefused(problem)
         found = self.partials.by_name.get(name)
         if found is None:
-            raise jinja2.TemplateNotFound(name, f"partial {name!r} not found (looked in {', '.join(self.partials.searched)})")
+            raise jinja2.TemplateNotFound(
+                name, f"partial {name!r} not found (looked in {', '.join(self.partials.searched)})"
+            )
         if found.source is None:
             raise PartialRefused(f"partial {name!r} cannot be used: {found.problem}")
         return found

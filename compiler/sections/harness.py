@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..model import ContextFile, LoadedWorkspace, RunFacts
-from . import text
+from .._lib import text
+from ..model.runfacts import RunFacts
+from ..model.workspace import ContextFile, LoadedWorkspace
 from .variables import file_fence
 
 CODEX_DEVELOPER_FILES = ("SOUL.md", "IDENTITY.md", "TOOLS.md", "USER.md")
@@ -31,7 +32,9 @@ def codex_surfaces(stable: str, volatile: str, loaded: LoadedWorkspace, run: Run
     """The three codex surfaces: instructions (the prompt without the in-band marker, which
     only a single-text prompt needs), developer files, and the per-turn notes. None holds the
     marker."""
-    developer = "\n\n".join(_developer_file(f, marker) for f in loaded.files if f.name in CODEX_DEVELOPER_FILES and f.injected)
+    developer = "\n\n".join(
+        _developer_file(f, marker) for f in loaded.files if f.name in CODEX_DEVELOPER_FILES and f.injected
+    )
     instructions = "\n\n".join(part for part in (stable, volatile) if part)
     return {"instructions": instructions, "developer": developer, "turn": _codex_turn(loaded, run, marker)}
 

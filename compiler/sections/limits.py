@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from .. import checks
+from .._lib import checks
 
 
 class Refused(Exception):
@@ -75,9 +75,9 @@ def check_product(left: Any, right: Any) -> None:
 def check_power(base: Any, exponent: Any) -> None:
     """Refuse a whole-number power sure to be too long, from the sizes alone (its result is at
     least 2 ** (exponent * (bits of the base - 1)))."""
-    if _whole(base) and _whole(exponent) and exponent > 0 and abs(base) > 1:
-        if exponent * (abs(base).bit_length() - 1) >= _MAX_INT_BITS:
-            raise TooLarge(f"'**' here would make {checks.TOO_LONG}")
+    sure = _whole(base) and _whole(exponent) and exponent > 0 and abs(base) > 1
+    if sure and exponent * (abs(base).bit_length() - 1) >= _MAX_INT_BITS:
+        raise TooLarge(f"'**' here would make {checks.TOO_LONG}")
 
 
 _PRINTF = re.compile(r"%(?:\([^)]*\))?[#0\- +]*(\*|\d+)?(?:\.(\*|\d+))?[hlL]?[a-zA-Z%]")
@@ -182,7 +182,9 @@ def _before_indent(s: Any, width: Any = 4, *_: Any, **__: Any) -> None:
         raise refuse("'indent'", size)
 
 
-def _before_wordwrap(s: Any, width: Any = 79, break_long_words: Any = True, wrapstring: Any = None, *_: Any, **__: Any) -> None:
+def _before_wordwrap(
+    s: Any, width: Any = 79, break_long_words: Any = True, wrapstring: Any = None, *_: Any, **__: Any
+) -> None:
     if isinstance(s, str) and isinstance(wrapstring, str) and _whole(width) and width > 0:
         size = len(s) + (len(s) // width + 1) * len(wrapstring)
         if size > MAX_TEXT_CHARS:
@@ -237,9 +239,11 @@ def _guarded(name: str, function: Callable[..., Any]) -> Callable[..., Any]:
 
 
 _TEXT_METHODS: dict[str, Callable[..., None]] = {
-    "center": _before_size("'center'"), "ljust": _before_size("'ljust'"), "rjust": _before_size("'rjust'"),
+    "center": _before_size("'center'"),
+    "ljust": _before_size("'ljust'"),
+    "rjust": _before_size("'rjust'"),
     "zfill": _before_size("'zfill'"),
-}  # fmt: skip
+}
 
 
 def check_call(function: Any, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> tuple[Any, ...]:

@@ -13,13 +13,12 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
-from dataclasses import field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Mapping, Sequence
 
-from .. import fsutil
-from ..freshness import Tracker
-from ..records import frozen
+from .._lib import fsutil
+from .._lib.reads import Recorder
 
 PARTIALS_DIR = "partials"
 MAX_PARTIAL_BYTES = 1024 * 1024
@@ -28,7 +27,7 @@ MAX_PARTIALS = 1000
 """Partial files read per template dir; more is refused when included."""
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Partial:
     """One file under a template dir's `partials/`."""
 
@@ -42,7 +41,7 @@ class Partial:
     """Why it cannot be used: it leads outside its template dir, is too large, is not UTF-8."""
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Partials:
     """Every partial the template dirs provide, the first dir's winning by name."""
 
@@ -59,7 +58,7 @@ class Partials:
 EMPTY = Partials()
 
 
-def discover(template_dirs: Sequence[tuple[Path, str]], tracker: Tracker) -> Partials:
+def discover(template_dirs: Sequence[tuple[Path, str]], tracker: Recorder) -> Partials:
     """The partials of each (template dir, origin), user dirs first, the built-in dir last."""
     by_name: dict[str, Partial] = {}
     searched, counts = [], []
@@ -72,11 +71,13 @@ def discover(template_dirs: Sequence[tuple[Path, str]], tracker: Tracker) -> Par
             by_name.setdefault(partial.name, partial)
     digest = hashlib.sha256()
     for partial in by_name.values():
-        digest.update(f"{partial.name}\0{partial.path}\0{partial.source}\0{partial.problem}\0".encode("utf-8", "surrogatepass"))
+        digest.update(
+            f"{partial.name}\0{partial.path}\0{partial.source}\0{partial.problem}\0".encode("utf-8", "surrogatepass")
+        )
     return Partials(by_name, tuple(searched), digest.hexdigest() if by_name else "", tuple(counts))
 
 
-def _read_tree(template_dir: Path, root: Path, tracker: Tracker) -> list[Partial]:
+def _read_tree(template_dir: Path, root: Path, tracker: Recorder) -> list[Partial]:
     """Every file below `root` (hidden names skipped; linked dirs not followed, so a link
     cycle cannot hold the walk), each dir's listing recorded."""
     try:
@@ -105,10 +106,12 @@ def _listing(directory: Path) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return files, dirs
 
 
-def _read(template_dir: Path, root: Path, path: Path, tracker: Tracker) -> Partial:
+def _read(template_dir: Path, root: Path, path: Path, tracker: Recorder) -> Partial:
     name = PARTIALS_DIR + "/" + path.relative_to(root).as_posix()
     if _leaves(template_dir, path):
-        return Partial(name, str(path), None, f"it resolves to {os.path.realpath(path)}, outside its template dir {template_dir}")
+        return Partial(
+            name, str(path), None, f"it resolves to {os.path.realpath(path)}, outside its template dir {template_dir}"
+        )
     try:
         data, info = fsutil.read_regular(path, MAX_PARTIAL_BYTES)
     except fsutil.Refused as refused:
@@ -138,5 +141,7 @@ def check_name(name: str) -> str | None:
     if ".." in parts:
         return f"{name!r} is not allowed: '..' would leave the template dirs"
     if parts[0] != PARTIALS_DIR or len(parts) < 2 or "" in parts or "." in parts:
-        return f"{name!r} is not allowed: includes and imports name a file under partials/, such as 'partials/rules.md.j2'"
+        return (
+            f"{name!r} is not allowed: includes and imports name a file under partials/, such as 'partials/rules.md.j2'"
+        )
     return None

@@ -50,7 +50,7 @@ def _fold(node: nodes.Node, context: nodes.EvalContext) -> Any:
         return _UNKNOWN
     try:
         return node.as_const(context)
-    except Exception:  # noqa: BLE001 - Impossible for unknown names, or whatever the folded operation raises
+    except Exception:
         return _UNKNOWN
 
 

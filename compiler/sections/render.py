@@ -9,30 +9,34 @@ from __future__ import annotations
 
 import contextlib
 import re
-from typing import Any, Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 import jinja2
 from jinja2 import meta, nodes
 from jinja2.environment import TemplateExpression
 from jinja2.parser import Parser
 
-from ..errors import Location, TemplateError
-from ..freshness import LRU
-from ..cache import tiers as cache_tiers
-from ..model import HEAD_SUFFIX, CacheConfig, PromptUnit, RenderedSection
-from ..records import frozen
+from .._lib.errors import Location, TemplateError
+from .._lib.lru import LRU
+from .._lib.text import neutralise, normalise
+from ..model.config import CacheConfig
+from ..model.prompt import PromptUnit, RenderedSection
+from ..model.units import DYNAMIC_UNIT, FILE_PREFIX, HEAD_SUFFIX, named_heads, order_files, reached, unit_name
 from ..workspace.budget import marker_start
 from . import partials as partials_mod
 from . import uservars
 from .catalogue import SectionSpec, Selection
 from .environment import BYTECODE_SALT, PartialLoader, PartialRefused, Refused, make_environment
-from .text import neutralise, normalise
 from .variables import STABLE, VOLATILE, Contexts
 
 JOIN = "\n\n"
+DEFAULT_CACHE = CacheConfig()
+"""The cache config a render without one uses: the default tiers."""
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Rendered:
     """The renderer's result."""
 
@@ -87,8 +91,13 @@ class Renderer:
         self.stable: LRU[tuple, StableSide] = LRU(stable_cache_size)
 
     def render(
-        self, selections: Sequence[Selection], contexts: Contexts, marker: str, mode: str,
-        partials: partials_mod.Partials = partials_mod.EMPTY, cache: CacheConfig = CacheConfig(),
+        self,
+        selections: Sequence[Selection],
+        contexts: Contexts,
+        marker: str,
+        mode: str,
+        partials: partials_mod.Partials = partials_mod.EMPTY,
+        cache: CacheConfig = DEFAULT_CACHE,
     ) -> Rendered:
         """Render every active section on its side, then join the two sides around the marker.
         `cache` orders the project-context files by cache tier."""
@@ -99,8 +108,8 @@ class Renderer:
         volatile_sections, volatile_outline = self._render_side(volatile_side, contexts.volatile, marker)
         stable = JOIN.join(s.text for s in stable_sections)
         volatile = JOIN.join(s.text for s in volatile_sections)
-        if units and volatile_sections and volatile_sections[0].id in cache_tiers.reached(cache):
-            units += (PromptUnit(cache_tiers.DYNAMIC_UNIT, volatile_sections[0].text),)
+        if units and volatile_sections and volatile_sections[0].id in reached(cache):
+            units += (PromptUnit(DYNAMIC_UNIT, volatile_sections[0].text),)
         parts = (p for p in (stable, volatile) if p) if mode == "none" else (stable, marker, volatile)
         sections, outline = stable_sections + volatile_sections, stable_outline + volatile_outline
         return Rendered(stable, volatile, JOIN.join(parts), sections, outline, units)
@@ -112,24 +121,26 @@ class Renderer:
         cached = self.stable.get(key)
         if cached is None:
             if "stable_files" in context:
-                context = {**context, "stable_files": cache_tiers.order_files(context["stable_files"], cache)}
+                context = {**context, "stable_files": order_files(context["stable_files"], cache)}
             sections, outline = self._render_side(selections, context, marker)
             by_id = {s.spec.id: s for s in selections}
             units = tuple(u for section in sections for u in self._units(by_id[section.id], section, context, marker))
             cached = self.stable[key] = (sections, outline, _split_heads(units, context, cache))
         return cached
 
-    def _units(self, selection: Selection, section: RenderedSection, context: Mapping[str, Any], marker: str) -> list[PromptUnit]:
+    def _units(
+        self, selection: Selection, section: RenderedSection, context: Mapping[str, Any], marker: str
+    ) -> list[PromptUnit]:
         """A rendered stable section as cache units: one, or (for a per-file section) its head
         and one per file, which joined give the section's text exactly (otherwise it stays one)."""
-        whole = [PromptUnit(cache_tiers.unit_name("section", section.id), section.text)]
+        whole = [PromptUnit(unit_name("section", section.id), section.text)]
         template = self._template(selection.spec) if selection.override is None else None
         if template is None or not all(name in template.blocks for name in PER_FILE_BLOCKS):
             return whole
         pieces = [(section.id, "section", self._block(template, "head", context, marker))]
         for file in context.get("stable_files", ()):
             pieces.append((file["name"], "file", self._block(template, "file", {**context, "file": file}, marker)))
-        units = [PromptUnit(cache_tiers.unit_name(kind, name), text) for name, kind, text in pieces if text]
+        units = [PromptUnit(unit_name(kind, name), text) for name, kind, text in pieces if text]
         return units if JOIN.join(u.text for u in units) == section.text else whole
 
     def _block(self, template: jinja2.Template, name: str, context: Mapping[str, Any], marker: str) -> str:
@@ -146,7 +157,9 @@ class Renderer:
                 rendered.append(section)
         return tuple(rendered), tuple(outline)
 
-    def _section(self, selection: Selection, context: Mapping[str, Any], marker: str) -> tuple[RenderedSection | None, str]:
+    def _section(
+        self, selection: Selection, context: Mapping[str, Any], marker: str
+    ) -> tuple[RenderedSection | None, str]:
         """One section, rendered again only when a variable it reads has a new value."""
         spec = selection.spec
         if not selection.active:
@@ -155,8 +168,17 @@ class Renderer:
         if names is None:
             return _render_one(self, selection, context, marker)
         values = tuple(freeze(context.get(name, _ABSENT)) for name in names)
-        key = (spec.path, spec.source, spec.when, spec.side, selection.reason, selection.override, marker,
-               self.loader.partials.key, values)  # fmt: skip
+        key = (
+            spec.path,
+            spec.source,
+            spec.when,
+            spec.side,
+            selection.reason,
+            selection.override,
+            marker,
+            self.loader.partials.key,
+            values,
+        )
         found = self.sections.get(key)
         if found is None:
             found = self.sections[key] = _render_one(self, selection, context, marker)
@@ -215,7 +237,9 @@ class Renderer:
         except (uservars.UserVariableError, Refused) as exc:
             raise TemplateError(f"'when' expression: {_problem(spec, exc)}", spec.location("when")) from exc
         except Exception as exc:  # anything the expression itself raised (1/0, "a" + 1, ...)
-            raise TemplateError(f"'when' expression failed: {type(exc).__name__}: {exc}", spec.location("when")) from exc
+            raise TemplateError(
+                f"'when' expression failed: {type(exc).__name__}: {exc}", spec.location("when")
+            ) from exc
 
     def render_template(self, spec: SectionSpec, context: Mapping[str, Any]) -> str:
         """Render one section template; errors name the file and line where they happened (the
@@ -261,12 +285,15 @@ class Renderer:
         template = self.templates.get(key)
         if template is None:
             code = self._code(path, source, lambda: self.env.compile(source, name=path, filename=path))
-            template = self.templates[key] = self.env.template_class.from_code(self.env, code, self.env.make_globals(None))
+            template = self.templates[key] = self.env.template_class.from_code(
+                self.env, code, self.env.make_globals(None)
+            )
         return template
 
     def _expression(self, when: str) -> TemplateExpression:
         """What `Environment.compile_expression(when, undefined_to_none=False)` gives, with its
         code kept in the bytecode cache like a template's."""
+
         def compile_it() -> Any:
             parser = Parser(self.env, when, state="variable")
             expression = parser.parse_expression()
@@ -298,13 +325,19 @@ class Renderer:
 
 
 _SIMPLE_GATE = re.compile(r"(?P<not>not +)?(?P<name>[A-Za-z_][A-Za-z0-9_]*)")
-_JINJA_WORDS = frozenset({"true", "false", "none", "True", "False", "None", "not", "and", "or", "in", "is", "if", "else"})
+_JINJA_WORDS = frozenset(
+    {"true", "false", "none", "True", "False", "None", "not", "and", "or", "in", "is", "if", "else"}
+)
 """Words a gate's bare name could be that Jinja reads as something other than a variable."""
 
 
 def render(
-    selections: Sequence[Selection], contexts: Contexts, marker: str, mode: str,
-    partials: partials_mod.Partials = partials_mod.EMPTY, cache: CacheConfig = CacheConfig(),
+    selections: Sequence[Selection],
+    contexts: Contexts,
+    marker: str,
+    mode: str,
+    partials: partials_mod.Partials = partials_mod.EMPTY,
+    cache: CacheConfig = DEFAULT_CACHE,
 ) -> Rendered:
     """Render with nothing kept (a Compiler keeps a Renderer instead)."""
     return Renderer(bytecode_cache=False).render(selections, contexts, marker, mode, partials, cache)
@@ -343,16 +376,18 @@ def freeze(value: Any) -> Hashable:
     return value
 
 
-def _split_heads(units: tuple[PromptUnit, ...], context: Mapping[str, Any], cache: CacheConfig) -> tuple[PromptUnit, ...]:
+def _split_heads(
+    units: tuple[PromptUnit, ...], context: Mapping[str, Any], cache: CacheConfig
+) -> tuple[PromptUnit, ...]:
     """Each cut file whose head a tier names as two units, split where its cut marker line starts:
     the head stays byte-identical when an append moves the kept tail, so its tier stays cached."""
-    heads = cache_tiers.named_heads(cache)
+    heads = named_heads(cache)
     if not heads:
         return units
     cut = {f["name"] for f in context.get("stable_files", ()) if f.get("truncated")}
     split: list[PromptUnit] = []
     for unit in units:
-        name = unit.name.removeprefix(cache_tiers.FILE_PREFIX)
+        name = unit.name.removeprefix(FILE_PREFIX)
         at = marker_start(name, unit.text) if unit.name != name and name in heads and name in cut else None
         if at is None:
             split.append(unit)
@@ -384,7 +419,9 @@ def _undefined_message(spec: SectionSpec, exc: jinja2.UndefinedError, partial: s
     name = match.group(1) if match else None
     where = f" in partial {partial}" if partial else ""
     if spec.side == "stable" and name in VOLATILE:
-        return f"stable section '{spec.id}' reads volatile variable '{name}'{where} (move the section below the boundary)"
+        return (
+            f"stable section '{spec.id}' reads volatile variable '{name}'{where} (move the section below the boundary)"
+        )
     return f"undefined variable{where}: {exc.message}"
 
 

@@ -8,12 +8,14 @@ fails naming the variable, as reading `channel` there does.
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
 
-from ..config.variables import undeclared_message
-from ..errors import Location, RunFactsError, TemplateError, did_you_mean
-from ..frozen import EMPTY, identity
-from ..model import ResolvedConfig, RunFacts, UserVariable
+from .._lib.errors import Location, RunFactsError, TemplateError, did_you_mean
+from .._lib.frozen import EMPTY, identity
+from ..inputs.variables import undeclared_message
+from ..model.config import ResolvedConfig, UserVariable
+from ..model.runfacts import RunFacts
 
 
 class UserVariableError(Exception):
@@ -38,7 +40,10 @@ class UserVars(Mapping[str, Any]):
         if name in self._values:
             return self._values[name]
         if self._sides.get(name) == "volatile":
-            raise UserVariableError(name, f"reads volatile user variable 'vars.{name}' (move the section below the boundary, or declare the variable side: stable)")
+            raise UserVariableError(
+                name,
+                f"reads volatile user variable 'vars.{name}' (move the section below the boundary, or declare the variable side: stable)",
+            )
         hint = did_you_mean(str(name), self._sides, prefix="vars.")
         raise UserVariableError(name, f"undefined user variable 'vars.{name}': not declared in prompt.variables{hint}")
 
@@ -68,7 +73,11 @@ class UserVars(Mapping[str, Any]):
         return repr(self._values)  # `{{ vars }}` prints the values, never an object address
 
     def _key(self) -> tuple:
-        return (self._side, tuple((name, identity(value)) for name, value in self._values.items()), tuple(self._sides.items()))
+        return (
+            self._side,
+            tuple((name, identity(value)) for name, value in self._values.items()),
+            tuple(self._sides.items()),
+        )
 
 
 def resolve(cfg: ResolvedConfig, run: RunFacts) -> tuple[UserVariable, ...]:
@@ -77,7 +86,9 @@ def resolve(cfg: ResolvedConfig, run: RunFacts) -> tuple[UserVariable, ...]:
     names = [decl.name for decl in cfg.variables]
     stray = [name for name in run.vars if name not in names]
     if stray:
-        raise RunFactsError.gathered([RunFactsError(f"vars.{name}: {undeclared_message(name, names)}", _run_place(run, name)) for name in stray])
+        raise RunFactsError.gathered(
+            [RunFactsError(f"vars.{name}: {undeclared_message(name, names)}", _run_place(run, name)) for name in stray]
+        )
     configured = {value.name: value for value in cfg.values}
     found, missing = [], []
     for decl in cfg.variables:
@@ -86,7 +97,10 @@ def resolve(cfg: ResolvedConfig, run: RunFacts) -> tuple[UserVariable, ...]:
         elif decl.name in configured:
             value, origin = configured[decl.name].value, configured[decl.name].origin
         elif decl.has_default:
-            value, origin = decl.default, f"the default in prompt.variables.{decl.name}" + (f" ({decl.where})" if decl.where else "")
+            value, origin = (
+                decl.default,
+                f"the default in prompt.variables.{decl.name}" + (f" ({decl.where})" if decl.where else ""),
+            )
         else:
             missing.append(TemplateError(_no_value(decl.name), decl.where))
             continue
@@ -102,8 +116,10 @@ def _run_place(run: RunFacts, name: str) -> Location | None:
 
 
 def _no_value(name: str) -> str:
-    return (f"prompt.variables.{name}: declared without a default and given no value"
-            f" (set prompt.values.{name}, vars.{name} in the run facts, or --var {name}=...)")  # fmt: skip
+    return (
+        f"prompt.variables.{name}: declared without a default and given no value"
+        f" (set prompt.values.{name}, vars.{name} in the run facts, or --var {name}=...)"
+    )
 
 
 def template_vars(user: Sequence[UserVariable], side: str) -> UserVars:

@@ -10,12 +10,15 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import re
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
 
-from ..model import MEMORY_TOOL_NAMES, LoadedWorkspace, ResolvedConfig, RunFacts, Tool, UserVariable
-from ..records import frozen
+from ..inputs.contributions import Contribution
+from ..model.config import ResolvedConfig, UserVariable
+from ..model.runfacts import MEMORY_TOOL_NAMES, RunFacts, Tool
+from ..model.workspace import LoadedWorkspace
 from . import uservars
-from .providers import Contribution
 
 STABLE: dict[str, str] = {
     "mode": "prompt mode: full / minimal / none",
@@ -81,12 +84,36 @@ DOCS_URL = "https://docs.openclaw.ai"
 SOURCE_URL = "https://github.com/openclaw/openclaw"
 
 TOOL_ORDER: tuple[str, ...] = (
-    "read", "write", "edit", "apply_patch", "grep", "find", "ls", "exec", "process",
-    "web_search", "web_fetch", "browser", "canvas", "nodes", "cron", "message", "gateway",
-    "agents_list", "sessions_list", "sessions_history", "sessions_search", "sessions_send",
-    "sessions_spawn", "sessions_yield", "subagents", "session_status", "skill_workshop",
-    "image", "image_generate",
-)  # fmt: skip
+    "read",
+    "write",
+    "edit",
+    "apply_patch",
+    "grep",
+    "find",
+    "ls",
+    "exec",
+    "process",
+    "web_search",
+    "web_fetch",
+    "browser",
+    "canvas",
+    "nodes",
+    "cron",
+    "message",
+    "gateway",
+    "agents_list",
+    "sessions_list",
+    "sessions_history",
+    "sessions_search",
+    "sessions_send",
+    "sessions_spawn",
+    "sessions_yield",
+    "subagents",
+    "session_status",
+    "skill_workshop",
+    "image",
+    "image_generate",
+)
 """Known tools are listed in this fixed order; unknown tools follow, sorted."""
 
 CORE_TOOL_SUMMARIES: dict[str, str] = {
@@ -129,7 +156,7 @@ def side_of(name: str) -> str | None:
     return "volatile" if name in VOLATILE else None
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Contexts:
     """The two render contexts: stable holds only stable variables, volatile holds all."""
 
@@ -151,8 +178,15 @@ def build(
     gives (tests/test_determinism.py renders each under several hash seeds), so no template
     can see an order that changes from one process to the next.
     """
-    stable = {**_stable(cfg, run, workspace, contribution, workspace_dir), "vars": uservars.template_vars(user, "stable")}
-    volatile = {**stable, **_volatile(cfg, run, workspace, contribution), "vars": uservars.template_vars(user, "volatile")}
+    stable = {
+        **_stable(cfg, run, workspace, contribution, workspace_dir),
+        "vars": uservars.template_vars(user, "stable"),
+    }
+    volatile = {
+        **stable,
+        **_volatile(cfg, run, workspace, contribution),
+        "vars": uservars.template_vars(user, "volatile"),
+    }
     return Contexts(stable, volatile)
 
 
@@ -306,8 +340,13 @@ def runtime_fields(cfg: ResolvedConfig, run: RunFacts) -> tuple[tuple[str, str],
 
 def _file(context_file) -> dict[str, Any]:
     opening, closing = file_fence(context_file.name, context_file.text)
-    return {"name": context_file.name, "text": context_file.text, "open": opening, "close": closing,
-            "truncated": context_file.status == "truncated"}
+    return {
+        "name": context_file.name,
+        "text": context_file.text,
+        "open": opening,
+        "close": closing,
+        "truncated": context_file.status == "truncated",
+    }
 
 
 def file_fence(name: str, text: str) -> tuple[str, str]:

@@ -11,12 +11,18 @@ one that answers none of them is an orphan it rejects (`drop_orphan_embedded`).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any, TypeGuard
 
-from ..records import frozen
 from .model import (
-    AssistantMessage, Message, OpaqueBlock, OpaqueMessage, ToolResultMessage, Transcript, UserMessage, is_one_of,
+    AssistantMessage,
+    Message,
+    OpaqueBlock,
+    OpaqueMessage,
+    ToolResultMessage,
+    Transcript,
+    UserMessage,
+    is_one_of,
 )
 from .queries import blocks_of, tool_calls
 
@@ -28,7 +34,7 @@ TOOL_MESSAGE_ROLE = "tool"
 """Role of an OpenAI chat-shaped tool result row."""
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Answer:
     """A tool result seen after an assistant turn, before the next one."""
 
@@ -125,7 +131,8 @@ def _renamed(raw: Mapping[str, Any], rename: Callable[[str], str | None]) -> Map
 def _is_tool_row(message: Message) -> bool:
     """An OpenAI chat-shaped `role: "tool"` row (kept opaque)."""
     return (
-        isinstance(message, OpaqueMessage) and isinstance(message.raw, dict)
+        isinstance(message, OpaqueMessage)
+        and isinstance(message.raw, dict)
         and message.raw.get("role") == TOOL_MESSAGE_ROLE
     )
 

@@ -9,7 +9,15 @@ from dataclasses import replace
 from itertools import count
 
 from .answers import rename_embedded
-from .model import AssistantMessage, Block, Message, ThinkingBlock, ToolCallBlock, ToolResultMessage, Transcript
+from .model import (
+    AssistantMessage,
+    Block,
+    Message,
+    ThinkingBlock,
+    ToolCallBlock,
+    ToolResultMessage,
+    Transcript,
+)
 from .queries import tool_calls
 from .thinking import replayable_reasoning
 from .tool_inputs import NOTHING_AS_IS, replay_as_is
@@ -145,8 +153,13 @@ class _IdMap:
 
 
 def rewrite_tool_call_ids(
-    messages: Transcript, mode: str, keep_native_anthropic_ids: bool = False, *,
-    keep_native_kimi_ids: bool = False, signed_thinking: bool = False, allowed_names: frozenset[str] | None = None,
+    messages: Transcript,
+    mode: str,
+    keep_native_anthropic_ids: bool = False,
+    *,
+    keep_native_kimi_ids: bool = False,
+    signed_thinking: bool = False,
+    allowed_names: frozenset[str] | None = None,
 ) -> Transcript:
     """Give every tool call and result a provider-safe id (`strict` or `strict9`), keeping pairs matched.
 

@@ -14,11 +14,10 @@ import base64
 import io
 import re
 import struct
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from types import ModuleType
 from typing import Any
 
-from ..records import frozen
 from .model import ContentMessage, ImageBlock, Message, TextBlock, Transcript
 from .texts import Texts
 
@@ -33,14 +32,12 @@ _CANONICAL_BASE64 = re.compile(r"[A-Za-z0-9+/]+={0,2}")
 _JPEG_SIZE_MARKERS = frozenset(range(0xC0, 0xD0)) - {0xC4, 0xC8, 0xCC}
 
 
-def sanitize_images(
-    messages: Transcript, max_side: int, texts: Texts, base64_limit: int | None = None
-) -> Transcript:
+def sanitize_images(messages: Transcript, max_side: int, texts: Texts, base64_limit: int | None = None) -> Transcript:
     """Every image block of every turn, checked against the limits (see sanitize_image)."""
     return tuple(_sanitize_message_images(m, _Limits(max_side, base64_limit), texts) for m in messages)
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class _Limits:
     """What an image must fit to be replayed as it is."""
 
@@ -101,9 +98,22 @@ def sniff_mime_type(data: bytes) -> str | None:
     return None
 
 
-HEIF_BRANDS = frozenset({
-    b"heic", b"heix", b"hevc", b"hevx", b"heis", b"heim", b"hevm", b"hevs", b"mif1", b"msf1", b"avif", b"avis",
-})
+HEIF_BRANDS = frozenset(
+    {
+        b"heic",
+        b"heix",
+        b"hevc",
+        b"hevx",
+        b"heis",
+        b"heim",
+        b"hevm",
+        b"hevs",
+        b"mif1",
+        b"msf1",
+        b"avif",
+        b"avis",
+    }
+)
 """ISO base media `ftyp` brands of HEIC/HEIF and AVIF stills."""
 OTHER_IMAGE_MAGIC = (b"BM", b"II*\x00", b"MM\x00*")
 """First bytes of BMP and of TIFF (little- and big-endian) files."""
@@ -115,7 +125,7 @@ def looks_like_image(head: bytes) -> bool:
         return True
     if len(head) < 12 or head[4:8] != b"ftyp":
         return False
-    brands = [head[8:12]] + [head[at: at + 4] for at in range(16, len(head) - 3, 4)]
+    brands = [head[8:12]] + [head[at : at + 4] for at in range(16, len(head) - 3, 4)]
     return any(brand in HEIF_BRANDS for brand in brands)
 
 
@@ -220,10 +230,10 @@ def _jpeg_size(data: bytes) -> tuple[int, int] | None:
         if marker == 0xFF:  # fill byte before a marker
             at += 1
         elif marker in _JPEG_SIZE_MARKERS:
-            height, width = struct.unpack(">HH", data[at + 5: at + 9])
+            height, width = struct.unpack(">HH", data[at + 5 : at + 9])
             return width, height
         elif marker == 0x01 or 0xD0 <= marker <= 0xD8:  # markers without a length
             at += 2
         else:
-            at += 2 + struct.unpack(">H", data[at + 2: at + 4])[0]
+            at += 2 + struct.unpack(">H", data[at + 2 : at + 4])[0]
     return None

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from ..records import frozen
 from . import jsonline
 from .answers import EMBEDDED_RESULT_ID_KEYS
 from .model import CALL_ID_FALLBACKS, FAILED_STOP_REASONS, is_one_of, is_usable_string
@@ -33,7 +33,7 @@ CALL_TYPES = frozenset({"toolCall", "toolUse", "functionCall"})
 INSERTED_ID_PREFIX = "repair-"
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Candidate:
     """An assistant entry whose calls may need a stand-in result."""
 
@@ -45,7 +45,7 @@ class Candidate:
     """(call id, tool name) of the calls concerned, in turn order."""
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Insert:
     """Result entries to write after one line, and the id its children should name as parent now."""
 
@@ -131,7 +131,8 @@ def _calls(message: dict) -> tuple[tuple[str, Any], ...]:
 def _delivery_mirror(message: dict) -> bool:
     """The runtime's transcript-only copy of a reply it delivered through a channel."""
     return (
-        message.get("role") == "assistant" and _trimmed(message.get("provider")) == TRANSCRIPT_ONLY_PROVIDER
+        message.get("role") == "assistant"
+        and _trimmed(message.get("provider")) == TRANSCRIPT_ONLY_PROVIDER
         and _trimmed(message.get("model")) in TRANSCRIPT_ONLY_MODELS
     )
 
@@ -140,9 +141,12 @@ def _result_entry(candidate: Candidate, entry_id: str, parent: Any, call_id: str
     """The stand-in: an `aborted` error result, dated like its turn so repair stays deterministic."""
     message = candidate.entry["message"]
     result: dict[str, Any] = {
-        "role": "toolResult", "toolCallId": call_id, "toolName": name if is_usable_string(name) else "unknown",
+        "role": "toolResult",
+        "toolCallId": call_id,
+        "toolName": name if is_usable_string(name) else "unknown",
         "content": [{"type": "text", "text": RESPONSES_MISSING_RESULT}],
-        "details": dict(INSERTED_RESULT_DETAILS), "isError": True,
+        "details": dict(INSERTED_RESULT_DETAILS),
+        "isError": True,
     }
     if "timestamp" in message:
         result["timestamp"] = message["timestamp"]

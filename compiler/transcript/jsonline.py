@@ -14,9 +14,8 @@ import json
 import re
 import sys
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
-
-from ..records import frozen
 
 # Below this many digits an integer converts to Python and back exactly; above it Python refuses
 # (sys.int_info.default_max_str_digits, 4300) or needs a global switch we do not want to flip.
@@ -25,7 +24,7 @@ _WHITESPACE = re.compile(r"[ \t\n\r]*")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class RawNumber:
     """A JSON number that Python would not write back as it was read; it keeps its text."""
 
@@ -134,7 +133,7 @@ def _write_container(
 # Spans of values inside a line (the line is already known to parse)
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Span:
     """Where one value sits in a line's text."""
 
@@ -179,14 +178,14 @@ def element_spans(text: str, span: Span) -> list[Span]:
 
 def separator(text: str, elements: list[Span]) -> str:
     """The text between the first two elements (`,` or `, `), so a rebuilt array reads like the original."""
-    return text[elements[0].end: elements[1].start] if len(elements) > 1 else ","
+    return text[elements[0].end : elements[1].start] if len(elements) > 1 else ","
 
 
 def splice(text: str, edits: Iterable[tuple[Span, str]]) -> str:
     """`text` with each span replaced by its new text (spans must not overlap)."""
     out, at = [], 0
     for span, new in sorted(edits, key=lambda edit: edit[0].start):
-        out += [text[at: span.start], new]
+        out += [text[at : span.start], new]
         at = span.end
     return "".join(out) + text[at:]
 

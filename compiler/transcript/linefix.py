@@ -12,11 +12,10 @@ import binascii
 import re
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import field
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from ..records import frozen
 from . import jsonline
 from .images import looks_like_image
 from .texts import Texts
@@ -38,7 +37,7 @@ NO_CHANGES: Mapping[str, int] = MappingProxyType({})
 """The changes of a line that needs none (shared: most lines need none)."""
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class LineFix:
     """The outcome for one line of the file."""
 
@@ -69,7 +68,7 @@ def fix_line(raw: bytes, texts: Texts, relink: Mapping[str, str] | None = None) 
     edits, changes = _edits(text, value, texts, relink or {})
     if not edits:
         return LineFix(raw, changes, value)
-    return LineFix(jsonline.encode_line(jsonline.splice(text, edits)) + raw[len(body):], changes, value)
+    return LineFix(jsonline.encode_line(jsonline.splice(text, edits)) + raw[len(body) :], changes, value)
 
 
 def invalid_message_entry(value: Mapping[str, Any]) -> bool:
@@ -105,8 +104,10 @@ def _content_edit(text: str, span: jsonline.Span, plan: str | list) -> tuple[jso
     if isinstance(plan, str):
         return span, jsonline.dumps(plan, ascii_only=True)
     elements = jsonline.element_spans(text, span) if text[span.start] == "[" else []
-    items = [text[elements[i].start: elements[i].end] if isinstance(i, int) else jsonline.dumps(i, ascii_only=True)
-             for i in plan]
+    items = [
+        text[elements[i].start : elements[i].end] if isinstance(i, int) else jsonline.dumps(i, ascii_only=True)
+        for i in plan
+    ]
     return span, "[" + jsonline.separator(text, elements).join(items) + "]"
 
 
@@ -142,8 +143,12 @@ def _text_block(text: str) -> dict:
 
 
 def _blank_text(block: Any) -> bool:
-    return isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str) \
+    return (
+        isinstance(block, dict)
+        and block.get("type") == "text"
+        and isinstance(block.get("text"), str)
         and not block["text"].strip()
+    )
 
 
 def corrupted_image(block: Any) -> bool:

@@ -7,10 +7,9 @@ fields we do not model, and the key order, survive a read/write round trip exact
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import Field, field, fields, is_dataclass, replace
+from dataclasses import Field, dataclass, field, fields, is_dataclass, replace
 from typing import Any, ClassVar, Protocol, TypeGuard, TypeVar
 
-from ..records import frozen
 from . import jsonline
 
 TOOL_CALL_TYPES = frozenset({"toolCall", "toolUse", "functionCall", "tool_call", "tool_use", "function_call"})
@@ -37,7 +36,7 @@ def _raw() -> Any:
 # Content blocks
 
 
-@frozen(kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class TextBlock:
     """Visible text."""
 
@@ -49,7 +48,7 @@ class TextBlock:
     """The block as read, modelled fields included; unknown fields (e.g. `textSignature`) live here."""
 
 
-@frozen(kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ThinkingBlock:
     """Model reasoning, plain (`thinking`) or provider-encrypted (`redacted_thinking`)."""
 
@@ -77,7 +76,7 @@ class ThinkingBlock:
         return any(isinstance(v, str) and v.strip() for v in values)
 
 
-@frozen(kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ToolCallBlock:
     """A tool call the assistant made; several historical spellings share this shape."""
 
@@ -102,7 +101,7 @@ class ToolCallBlock:
         return replace(self, id=new, raw={**raw, "id": new})
 
 
-@frozen(kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ImageBlock:
     """An inline base64 image."""
 
@@ -116,7 +115,7 @@ class ImageBlock:
     """The block as read, modelled fields included."""
 
 
-@frozen(kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class OpaqueBlock:
     """A content item we do not model (e.g. an embedded tool result); passed through untouched."""
 
@@ -132,7 +131,7 @@ Content = str | tuple[Block, ...]
 # Messages
 
 
-@frozen(kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class UserMessage:
     """A user turn."""
 
@@ -148,7 +147,7 @@ class UserMessage:
     """The message as read, modelled fields included."""
 
 
-@frozen(kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class AssistantMessage:
     """An assistant turn."""
 
@@ -172,7 +171,7 @@ class AssistantMessage:
     """The message as read, modelled fields included (e.g. `api`, `responseId`)."""
 
 
-@frozen(kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ToolResultMessage:
     """The output of one tool call."""
 
@@ -207,7 +206,7 @@ class ToolResultMessage:
         )
 
 
-@frozen(kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class CompactionSummary:
     """The summary that stands in for history removed by compaction."""
 
@@ -221,7 +220,7 @@ class CompactionSummary:
     """The message as read, modelled fields included (e.g. `tokensBefore`)."""
 
 
-@frozen(kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class OpaqueMessage:
     """A message of a role or shape we do not model; passed through untouched."""
 
@@ -239,7 +238,7 @@ ContentMessage = UserMessage | AssistantMessage | ToolResultMessage
 # Session file lines
 
 
-@frozen(kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class SessionHeader:
     """Line 1 of a session file."""
 
@@ -262,7 +261,7 @@ class SessionHeader:
         return self.type == "session" and isinstance(self.id, str) and bool(self.id.strip())
 
 
-@frozen(kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Entry:
     """One line after the header: a node of the session tree."""
 
@@ -300,7 +299,9 @@ class Modelled(Protocol):
 M = TypeVar("M", bound=Modelled)
 
 _KINDS_BY_ROLE: dict[str, type[UserMessage] | type[AssistantMessage] | type[ToolResultMessage]] = {
-    "user": UserMessage, "assistant": AssistantMessage, "toolResult": ToolResultMessage,
+    "user": UserMessage,
+    "assistant": AssistantMessage,
+    "toolResult": ToolResultMessage,
 }
 
 
@@ -412,5 +413,3 @@ def loads(text: str) -> Any:
     """Parse one JSON line strictly (NaN and Infinity are not JSON); numbers Python cannot write back
     as read (`1e400`, `-0`, 5,000 digits) are kept as `RawNumber`s."""
     return jsonline.loads(text)
-
-

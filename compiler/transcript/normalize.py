@@ -7,7 +7,15 @@ from dataclasses import replace
 from typing import TypeVar
 
 from .model import (
-    AssistantMessage, Block, Content, Message, TextBlock, ThinkingBlock, ToolResultMessage, Transcript, UserMessage,
+    AssistantMessage,
+    Block,
+    Content,
+    Message,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultMessage,
+    Transcript,
+    UserMessage,
     is_one_of,
 )
 from .queries import blocks_of, has_zero_usage, is_blank_text, says_nothing

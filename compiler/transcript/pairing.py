@@ -21,7 +21,15 @@ from dataclasses import dataclass, field, replace
 from itertools import chain
 
 from .answers import answers_until_next_assistant, drop_orphan_embedded, embedded_ids
-from .model import AssistantMessage, Message, TextBlock, ToolCallBlock, ToolResultMessage, Transcript, is_one_of
+from .model import (
+    AssistantMessage,
+    Message,
+    TextBlock,
+    ToolCallBlock,
+    ToolResultMessage,
+    Transcript,
+    is_one_of,
+)
 from .queries import blocks_of, is_failed, tool_calls
 from .synthetic import is_stand_in
 from .texts import DEFAULT_TEXTS, Texts
@@ -99,7 +107,7 @@ def _rows_after(frames: list[_Frame], index: int) -> list[Message]:
     """The rows that will follow frame `index`'s results in the output: its own, then those of the failed
     turns after it that are left out whole (they were nothing but calls), as they close up behind it."""
     rows = list(frames[index].rest)
-    for later in frames[index + 1:]:
+    for later in frames[index + 1 :]:
         if any(isinstance(m, AssistantMessage) for m in rows) or not later.failed or _without_calls(later.failed):
             break
         rows += later.rest
@@ -143,7 +151,9 @@ def _adoptable_without_id(frame: _Frame, result: ToolResultMessage, stand_in: St
     """A result that lost its id may answer the frame's only call if the names do not disagree."""
     no_id = not isinstance(result.answers, str) or not result.answers.strip()
     return (
-        no_id and len(frame.calls) == 1 and frame.takes(0, result, stand_in)
+        no_id
+        and len(frame.calls) == 1
+        and frame.takes(0, result, stand_in)
         and (_blank(result.tool_name) or result.tool_name == frame.calls[0].name)
     )
 
@@ -151,8 +161,11 @@ def _adoptable_without_id(frame: _Frame, result: ToolResultMessage, stand_in: St
 def _adopt(result: ToolResultMessage, position: int, frames: list[_Frame], stand_in: StandIn) -> None:
     """Move a stray result to an earlier frame, but only when exactly one open call anywhere fits it."""
     owners = [
-        (index, slot) for index, frame in enumerate(frames) if frame.open
-        for slot, call in enumerate(frame.calls) if call.id == result.answers and frame.takes(slot, result, stand_in)
+        (index, slot)
+        for index, frame in enumerate(frames)
+        if frame.open
+        for slot, call in enumerate(frame.calls)
+        if call.id == result.answers and frame.takes(slot, result, stand_in)
     ]
     if len(owners) == 1 and owners[0][0] < position:
         index, slot = owners[0]

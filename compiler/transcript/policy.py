@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import replace
-
-from ..records import frozen
+from dataclasses import dataclass, replace
 
 # Transform names, in pipeline order (sanitize.sanitize runs a policy's sanitize.STEPS in exactly this order).
 INTER_SESSION_MARKER = "inter_session_marker"
@@ -28,26 +26,46 @@ BOOTSTRAP_USER_TURN = "bootstrap_user_turn"
 ANTHROPIC_TURNS = "anthropic_turns"
 
 TRANSFORM_ORDER = (
-    INTER_SESSION_MARKER, TRANSCRIPT_ONLY_ROWS, EMPTY_TEXT, IMAGES, TOOL_CALL_INPUTS,
+    INTER_SESSION_MARKER,
+    TRANSCRIPT_ONLY_ROWS,
+    EMPTY_TEXT,
+    IMAGES,
+    TOOL_CALL_INPUTS,
     # After input validation: dropping a bad call can leave a turn that is only reasoning.
     INCOMPLETE_REASONING_TURNS,
     # Before the ids: a turn replayed as stored (signed thinking) is judged by the thinking it keeps.
     UNSIGNED_THINKING,
-    TOOL_CALL_IDS, TOOL_RESULT_PAIRING, RESPONSES_REASONING, RESPONSES_CALL_IDS, HISTORICAL_THINKING, GEMINI_TURNS,
+    TOOL_CALL_IDS,
+    TOOL_RESULT_PAIRING,
+    RESPONSES_REASONING,
+    RESPONSES_CALL_IDS,
+    HISTORICAL_THINKING,
+    GEMINI_TURNS,
     # After the merge: a failed turn's blocks keep their signatures, but once merged into a completed
     # turn they are checked like any other (before it, a second pass would still find work to do).
-    THOUGHT_SIGNATURES, TRAILING_FAILED_TURNS, BOOTSTRAP_USER_TURN, ANTHROPIC_TURNS,
+    THOUGHT_SIGNATURES,
+    TRAILING_FAILED_TURNS,
+    BOOTSTRAP_USER_TURN,
+    ANTHROPIC_TURNS,
 )
 
 # Every provider gets these: they only remove what no provider can use, or answer what every
 # provider requires (each tool call followed by its result).
-EVERY_POLICY = frozenset({
-    INTER_SESSION_MARKER, TRANSCRIPT_ONLY_ROWS, INCOMPLETE_REASONING_TURNS, EMPTY_TEXT, IMAGES,
-    TOOL_CALL_INPUTS, TOOL_RESULT_PAIRING, TRAILING_FAILED_TURNS,
-})
+EVERY_POLICY = frozenset(
+    {
+        INTER_SESSION_MARKER,
+        TRANSCRIPT_ONLY_ROWS,
+        INCOMPLETE_REASONING_TURNS,
+        EMPTY_TEXT,
+        IMAGES,
+        TOOL_CALL_INPUTS,
+        TOOL_RESULT_PAIRING,
+        TRAILING_FAILED_TURNS,
+    }
+)
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Policy:
     """One provider family's replay rules."""
 
@@ -89,34 +107,42 @@ _ANTHROPIC_STYLE = (UNSIGNED_THINKING, ANTHROPIC_TURNS)
 _GEMINI_STYLE = (GEMINI_TURNS, BOOTSTRAP_USER_TURN)
 
 # One row per provider family. Read across: id mode, then what the family adds to EVERY_POLICY.
-POLICY_TABLE: dict[str, Policy] = {p.name: p for p in (
-    #     family                  ids        added transforms
-    _row("openai-responses",     None,      RESPONSES_REASONING, RESPONSES_CALL_IDS, responses=True),
-    _row("openai",               "strict"),
-    _row("openai-compatible",    "strict",  HISTORICAL_THINKING, *_GEMINI_STYLE, ANTHROPIC_TURNS),
-    _row("google",               "strict",  THOUGHT_SIGNATURES, *_GEMINI_STYLE),
-    _row("anthropic",            "strict",  *_ANTHROPIC_STYLE, toolu=True, base64=True),
-    _row("anthropic-compatible", "strict",  *_ANTHROPIC_STYLE, base64=True),
-    _row("bedrock",              "strict",  *_ANTHROPIC_STYLE),
-    _row("mistral",              "strict9"),
-    _row("openrouter-gemini",    None,      THOUGHT_SIGNATURES),
-    _row("default",              None),
-)}
+POLICY_TABLE: dict[str, Policy] = {
+    p.name: p
+    for p in (
+        #     family                  ids        added transforms
+        _row("openai-responses", None, RESPONSES_REASONING, RESPONSES_CALL_IDS, responses=True),
+        _row("openai", "strict"),
+        _row("openai-compatible", "strict", HISTORICAL_THINKING, *_GEMINI_STYLE, ANTHROPIC_TURNS),
+        _row("google", "strict", THOUGHT_SIGNATURES, *_GEMINI_STYLE),
+        _row("anthropic", "strict", *_ANTHROPIC_STYLE, toolu=True, base64=True),
+        _row("anthropic-compatible", "strict", *_ANTHROPIC_STYLE, base64=True),
+        _row("bedrock", "strict", *_ANTHROPIC_STYLE),
+        _row("mistral", "strict9"),
+        _row("openrouter-gemini", None, THOUGHT_SIGNATURES),
+        _row("default", None),
+    )
+}
 
 GOOGLE_PROVIDERS = frozenset({"google", "google-gemini-cli", "google-vertex", "google-antigravity"})
 ANTHROPIC_PROVIDERS = frozenset({"anthropic", "anthropic-vertex"})
 OPENAI_PROVIDERS = frozenset({"openai", "openai-codex", "azure-openai", "azure-openai-responses"})
 PASSTHROUGH_PROVIDERS = frozenset({"openrouter", "opencode", "kilocode"})
-RESPONSES_APIS = frozenset({
-    "openai-responses", "openai-codex-responses", "openai-chatgpt-responses", "azure-openai-responses",
-})
+RESPONSES_APIS = frozenset(
+    {
+        "openai-responses",
+        "openai-codex-responses",
+        "openai-chatgpt-responses",
+        "azure-openai-responses",
+    }
+)
 MISTRAL_MODEL_WORDS = ("mistral", "mixtral", "codestral", "pixtral", "devstral", "ministral", "mistralai")
 KIMI_PROVIDERS = frozenset({"moonshot", "kimi", "kimi-coding"})
 SIGNED_THINKING_APIS = frozenset({"anthropic-messages", "bedrock-converse-stream"})
 """APIs whose thinking signatures the provider checks when a turn is replayed to it."""
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Request:
     """The three facts a policy is chosen from, normalised (trimmed, lower-case)."""
 
@@ -130,24 +156,39 @@ class Request:
 
 # First matching rule wins; the text is what `promptc transcript policy` prints as the reason.
 FAMILY_RULES: tuple[tuple[str, str, Callable[[Request], bool]], ...] = (
-    ("mistral", "the provider is mistral or the model id names a Mistral model",
-     lambda r: r.provider == "mistral" or any(w in r.model for w in MISTRAL_MODEL_WORDS)),
-    ("openrouter-gemini", "a passthrough router serves a Gemini model",
-     lambda r: r.provider in PASSTHROUGH_PROVIDERS and "gemini" in r.model),
-    ("google", "a Google provider or a google-* API",
-     lambda r: r.provider in GOOGLE_PROVIDERS or r.model_api.startswith("google-")),
-    ("bedrock", "the Bedrock Converse API or the amazon-bedrock provider",
-     lambda r: r.model_api == "bedrock-converse-stream" or r.provider == "amazon-bedrock"),
-    ("anthropic", "Anthropic's own provider",
-     lambda r: r.provider in ANTHROPIC_PROVIDERS),
-    ("anthropic-compatible", "another provider speaking the anthropic-messages API",
-     lambda r: r.model_api == "anthropic-messages"),
-    ("openai-responses", "an OpenAI Responses-family API",
-     lambda r: r.model_api in RESPONSES_APIS),
-    ("openai", "an OpenAI provider on a non-Responses API",
-     lambda r: r.provider in OPENAI_PROVIDERS),
-    ("openai-compatible", "another provider on the openai-completions API",
-     lambda r: r.model_api == "openai-completions" and r.provider not in PASSTHROUGH_PROVIDERS),
+    (
+        "mistral",
+        "the provider is mistral or the model id names a Mistral model",
+        lambda r: r.provider == "mistral" or any(w in r.model for w in MISTRAL_MODEL_WORDS),
+    ),
+    (
+        "openrouter-gemini",
+        "a passthrough router serves a Gemini model",
+        lambda r: r.provider in PASSTHROUGH_PROVIDERS and "gemini" in r.model,
+    ),
+    (
+        "google",
+        "a Google provider or a google-* API",
+        lambda r: r.provider in GOOGLE_PROVIDERS or r.model_api.startswith("google-"),
+    ),
+    (
+        "bedrock",
+        "the Bedrock Converse API or the amazon-bedrock provider",
+        lambda r: r.model_api == "bedrock-converse-stream" or r.provider == "amazon-bedrock",
+    ),
+    ("anthropic", "Anthropic's own provider", lambda r: r.provider in ANTHROPIC_PROVIDERS),
+    (
+        "anthropic-compatible",
+        "another provider speaking the anthropic-messages API",
+        lambda r: r.model_api == "anthropic-messages",
+    ),
+    ("openai-responses", "an OpenAI Responses-family API", lambda r: r.model_api in RESPONSES_APIS),
+    ("openai", "an OpenAI provider on a non-Responses API", lambda r: r.provider in OPENAI_PROVIDERS),
+    (
+        "openai-compatible",
+        "another provider on the openai-completions API",
+        lambda r: r.model_api == "openai-completions" and r.provider not in PASSTHROUGH_PROVIDERS,
+    ),
     ("default", "no provider-specific rule matched", lambda r: True),
 )
 
@@ -177,7 +218,8 @@ def signed_thinking_replay(policy: Policy, request: Request) -> bool:
     """Thinking signed by the provider may go back to it unchanged: an Anthropic-style row on an API that
     checks signatures, with historical thinking kept (a pre-4 Claude drops it, so there is nothing to keep)."""
     return (
-        UNSIGNED_THINKING in policy.extra and request.model_api in SIGNED_THINKING_APIS
+        UNSIGNED_THINKING in policy.extra
+        and request.model_api in SIGNED_THINKING_APIS
         and HISTORICAL_THINKING not in policy.extra
     )
 
@@ -216,11 +258,18 @@ PURPOSES = {
 _DETAILS = {
     IMAGES: lambda p: "bytes and base64 text" if p.base64_image_limit else "",
     TOOL_CALL_INPUTS: lambda p: "signed thinking turns replayed as stored" if p.signed_thinking_replay else "",
-    TOOL_CALL_IDS: lambda p: f"{p.ids}" + "".join(note for note, on in (
-        (", native toolu_ ids kept", p.keep_native_anthropic_ids),
-        (", native Kimi ids kept", p.keep_native_kimi_ids),
-        (", signed thinking turns keep theirs", p.signed_thinking_replay),
-    ) if on),
+    TOOL_CALL_IDS: lambda p: (
+        f"{p.ids}"
+        + "".join(
+            note
+            for note, on in (
+                (", native toolu_ ids kept", p.keep_native_anthropic_ids),
+                (", native Kimi ids kept", p.keep_native_kimi_ids),
+                (", signed thinking turns keep theirs", p.signed_thinking_replay),
+            )
+            if on
+        )
+    ),
     TOOL_RESULT_PAIRING: lambda p: (
         "missing outputs become `aborted`" if p.responses_api else "missing results become errors"
     ),

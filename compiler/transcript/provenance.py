@@ -37,7 +37,8 @@ def _is_inter_session(message: Message) -> TypeGuard[UserMessage]:
 def marker(provenance: Mapping[str, Any], texts: Texts) -> str:
     """Header line (`key=value` source fields and `isUser=false`), the notice line, then a newline."""
     items = [
-        f"{label}={value.strip()}" for label, key in MARKER_FIELDS
+        f"{label}={value.strip()}"
+        for label, key in MARKER_FIELDS
         if isinstance(value := provenance.get(key), str) and value.strip()
     ]
     header = " ".join([texts.inter_session_header, *items, "isUser=false"])

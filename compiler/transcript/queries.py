@@ -9,7 +9,14 @@ from typing import Any, TypeVar
 
 from .jsonline import RawNumber
 from .model import (
-    FAILED_STOP_REASONS, USAGE_COUNTERS, AssistantMessage, Block, Message, Modelled, TextBlock, ToolCallBlock,
+    FAILED_STOP_REASONS,
+    USAGE_COUNTERS,
+    AssistantMessage,
+    Block,
+    Message,
+    Modelled,
+    TextBlock,
+    ToolCallBlock,
     is_one_of,
 )
 

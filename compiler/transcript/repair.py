@@ -17,19 +17,26 @@ import stat
 import time
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import field
+from dataclasses import dataclass, field
 from itertools import count
 from pathlib import Path
 from typing import BinaryIO
 
-from ..errors import Location, TranscriptError
-from ..fsutil import write_chunks_atomic
-from ..records import frozen
+from .._lib.errors import Location, TranscriptError
+from .._lib.fsutil import write_chunks_atomic
 from . import tempfiles
 from .inserts import Insert, ResultScan
 from .linefix import (
-    BAD_IMAGE, BLANK_USER, FAILED_ASSISTANT, INVALID_MESSAGE, MALFORMED, NOT_REWRITABLE, RELINKED, LineFix,
-    fix_line, relink_target,
+    BAD_IMAGE,
+    BLANK_USER,
+    FAILED_ASSISTANT,
+    INVALID_MESSAGE,
+    MALFORMED,
+    NOT_REWRITABLE,
+    RELINKED,
+    LineFix,
+    fix_line,
+    relink_target,
 )
 from .model import parse_header
 from .texts import DEFAULT_TEXTS, Texts
@@ -46,8 +53,10 @@ STALE_TEMP = "stale_temp"
 
 _CHANGE_WORDS = {
     MALFORMED: ("dropped {n} malformed line", "dropped {n} malformed lines"),
-    INVALID_MESSAGE: ("dropped {n} message entry without a message object or a role",
-                      "dropped {n} message entries without a message object or a role"),
+    INVALID_MESSAGE: (
+        "dropped {n} message entry without a message object or a role",
+        "dropped {n} message entries without a message object or a role",
+    ),
     FAILED_ASSISTANT: ("rewrote {n} empty failed assistant turn", "rewrote {n} empty failed assistant turns"),
     BLANK_USER: ("rewrote {n} user turn with blank text", "rewrote {n} user turns with blank text"),
     BAD_IMAGE: ("replaced {n} unreadable image with a note", "replaced {n} unreadable images with a note"),
@@ -56,15 +65,19 @@ _CHANGE_WORDS = {
 }
 _NOTE_WORDS = {
     OVER_LONG: ("kept {n} line over the {cap} line cap unread", "kept {n} lines over the {cap} line cap unread"),
-    NOT_REWRITABLE: ("left {n} value that cannot be written back exactly", "left {n} values that cannot be written "
-                     "back exactly"),
+    NOT_REWRITABLE: (
+        "left {n} value that cannot be written back exactly",
+        "left {n} values that cannot be written back exactly",
+    ),
     RESULTS_NOT_INSERTED: ("inserted no missing tool results: an unread line may hold them",) * 2,
-    STALE_TEMP: ("removed {n} stale temp file of an interrupted repair",
-                 "removed {n} stale temp files of an interrupted repair"),
+    STALE_TEMP: (
+        "removed {n} stale temp file of an interrupted repair",
+        "removed {n} stale temp files of an interrupted repair",
+    ),
 }
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class RepairReport:
     """What `repair_file` did to one file."""
 
@@ -103,7 +116,7 @@ def _size(limit: int) -> str:
     return f"{limit / MIB:g} MiB" if limit % MIB == 0 else f"{limit} bytes"
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class _Plan:
     """What the first read found."""
 
@@ -149,7 +162,7 @@ def repair_file(
     return report.done("repaired", changes, plan.notes + Counter({NOT_REWRITABLE: tally[NOT_REWRITABLE]}), backup)
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class _Reporter:
     """Builds the report for one file (the pieces known before the passes run)."""
 
@@ -158,13 +171,15 @@ class _Reporter:
     notes: Counter[str]
 
     def refused(self, reason: str) -> RepairReport:
-        return RepairReport(self.path, "refused", Counter(), reason=reason, notes=+self.notes,
-                            max_line_bytes=self.max_line_bytes)
+        return RepairReport(
+            self.path, "refused", Counter(), reason=reason, notes=+self.notes, max_line_bytes=self.max_line_bytes
+        )
 
     def done(self, status: str, changes: Counter[str], notes: Counter[str], backup: Path | None = None) -> RepairReport:
         """Counters are kept without zero counts, so a report compares equal to what it says."""
-        return RepairReport(self.path, status, +changes, backup=backup, notes=+(self.notes + notes),
-                            max_line_bytes=self.max_line_bytes)
+        return RepairReport(
+            self.path, status, +changes, backup=backup, notes=+(self.notes + notes), max_line_bytes=self.max_line_bytes
+        )
 
 
 def _file_state(path: Path) -> tuple[int, int, int]:
@@ -323,8 +338,12 @@ def _rewrite(path: Path, chunks: Iterator[bytes], before: tuple[int, int, int]) 
     backup = path.with_name(f"{path.name}.bak-{os.getpid()}-{time.time_ns() // 1_000_000}")
     try:
         write_chunks_atomic(
-            path, _unchanged_after(chunks, path, before), mode, error=TranscriptError,
-            temp_path=tempfiles.temp_path(path), before_rename=lambda: _back_up(path, backup),
+            path,
+            _unchanged_after(chunks, path, before),
+            mode,
+            error=TranscriptError,
+            temp_path=tempfiles.temp_path(path),
+            before_rename=lambda: _back_up(path, backup),
         )
     except BaseException as error:
         # The original is untouched, so the backup would only be litter.

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
-from ..records import frozen
 from . import ids, images, normalize, pairing, provenance, thinking, tool_inputs, turns
 from . import policy as p
 from .model import Message, Transcript
 from .texts import DEFAULT_TEXTS, Texts
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class SanitizeOptions:
     """Settings that do not depend on the provider."""
 
@@ -31,8 +31,12 @@ def _rewrite_ids(messages: Transcript, policy: p.Policy, options: SanitizeOption
     if policy.ids is None:
         return messages
     return ids.rewrite_tool_call_ids(
-        messages, policy.ids, policy.keep_native_anthropic_ids, keep_native_kimi_ids=policy.keep_native_kimi_ids,
-        signed_thinking=policy.signed_thinking_replay, allowed_names=options.allowed_tool_names,
+        messages,
+        policy.ids,
+        policy.keep_native_anthropic_ids,
+        keep_native_kimi_ids=policy.keep_native_kimi_ids,
+        signed_thinking=policy.signed_thinking_replay,
+        allowed_names=options.allowed_tool_names,
     )
 
 

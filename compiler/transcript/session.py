@@ -3,15 +3,23 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
 
-from ..errors import Location, TranscriptError
-from ..records import frozen
-from .model import CompactionSummary, Entry, SessionHeader, Transcript, loads, parse_entry, parse_header
+from .._lib.errors import Location, TranscriptError
+from .model import (
+    CompactionSummary,
+    Entry,
+    SessionHeader,
+    Transcript,
+    loads,
+    parse_entry,
+    parse_header,
+)
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Session:
     """A parsed session file."""
 
@@ -85,7 +93,7 @@ def replay_messages(entries: tuple[Entry, ...]) -> Transcript:
         return _replayed(branch)
     compaction = branch[cut]
     first_kept = next((i for i, e in enumerate(branch[:cut]) if e.id == compaction.raw.get("firstKeptEntryId")), cut)
-    kept = branch[first_kept:cut] + branch[cut + 1:]
+    kept = branch[first_kept:cut] + branch[cut + 1 :]
     summary = CompactionSummary(summary=compaction.raw.get("summary"), timestamp=compaction.timestamp)
     return (summary, *_replayed(kept))
 

@@ -7,11 +7,10 @@ session files, kept only so that its transcripts are recognised. Nothing here ev
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 
-from ..records import frozen
 
-
-@frozen
+@dataclass(frozen=True, slots=True)
 class Texts:
     """Placeholder and marker wording; pass `replace(DEFAULT_TEXTS, field=...)` to change one."""
 
@@ -62,7 +61,7 @@ class Texts:
 DEFAULT_TEXTS = Texts()
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class ForeignSpellings:
     """What another writer puts into session files, for matching only (never emitted).
 

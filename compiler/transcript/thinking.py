@@ -11,7 +11,15 @@ from dataclasses import replace
 from datetime import UTC, datetime
 
 from .model import (
-    AssistantMessage, Block, CompactionSummary, OpaqueBlock, TextBlock, ThinkingBlock, Transcript, UserMessage, to_json,
+    AssistantMessage,
+    Block,
+    CompactionSummary,
+    OpaqueBlock,
+    TextBlock,
+    ThinkingBlock,
+    Transcript,
+    UserMessage,
+    to_json,
 )
 from .queries import number_of, says_nothing, tool_calls, without_fields
 
@@ -27,7 +35,8 @@ def strip_thought_signatures(messages: Transcript) -> Transcript:
     """
     return tuple(
         replace(m, content=tuple(_clean_thought_signature(b) for b in m.content))
-        if isinstance(m, AssistantMessage) and m.stop_reason != "error" and not isinstance(m.content, str) else m
+        if isinstance(m, AssistantMessage) and m.stop_reason != "error" and not isinstance(m.content, str)
+        else m
         for m in messages
     )
 
@@ -107,7 +116,7 @@ def _live_turn(messages: Transcript) -> int | None:
     latest = max((i for i, m in enumerate(messages) if isinstance(m, AssistantMessage)), default=None)
     if latest is None:
         return None
-    after = messages[latest + 1:]
+    after = messages[latest + 1 :]
     if any(isinstance(m, UserMessage) for m in after):
         return None
     return latest if not after or tool_calls(messages[latest]) else None
@@ -142,8 +151,10 @@ def replayable_reasoning(block: ThinkingBlock) -> bool:
     if not isinstance(item, dict) or block.type != "thinking":
         return False
     kind = item.get("type")
-    return str(item.get("id", "")).startswith("rs_") and isinstance(kind, str) and (
-        kind == "reasoning" or kind.startswith("reasoning.")
+    return (
+        str(item.get("id", "")).startswith("rs_")
+        and isinstance(kind, str)
+        and (kind == "reasoning" or kind.startswith("reasoning."))
     )
 
 
@@ -168,4 +179,4 @@ def _orphan_reasoning(blocks: tuple[Block, ...], index: int) -> bool:
     block = blocks[index]
     if not isinstance(block, ThinkingBlock) or not replayable_reasoning(block):
         return False
-    return all(isinstance(b, ThinkingBlock) and b.type == "thinking" for b in blocks[index + 1:])
+    return all(isinstance(b, ThinkingBlock) and b.type == "thinking" for b in blocks[index + 1 :])

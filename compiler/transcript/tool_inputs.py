@@ -10,10 +10,17 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
-from ..records import frozen
-from .model import AssistantMessage, Block, Message, ThinkingBlock, ToolCallBlock, Transcript, is_usable_string
+from .model import (
+    AssistantMessage,
+    Block,
+    Message,
+    ThinkingBlock,
+    ToolCallBlock,
+    Transcript,
+    is_usable_string,
+)
 from .queries import blocks_of, tool_calls, without_fields
 
 TOOL_NAME = re.compile(r"[A-Za-z0-9_:.-]{1,64}")
@@ -89,7 +96,7 @@ def _finished_responses_call(block: ToolCallBlock, message: AssistantMessage) ->
 # Turns replayed exactly as stored (signed thinking)
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class ReplayAsIs:
     """Assistant turns that carry thinking and whose calls all replay unchanged, with the ids they hold."""
 
@@ -127,8 +134,11 @@ def replay_as_is(messages: Transcript, allowed: frozenset[str] | None) -> Replay
 def _as_is(call: ToolCallBlock, allowed: frozenset[str] | None) -> bool:
     name = call.name
     return (
-        (call.arguments is not None or call.input is not None) and call.partial_json is None
-        and is_usable_string(call.raw.get("id")) and isinstance(name, str) and TOOL_NAME.fullmatch(name) is not None
+        (call.arguments is not None or call.input is not None)
+        and call.partial_json is None
+        and is_usable_string(call.raw.get("id"))
+        and isinstance(name, str)
+        and TOOL_NAME.fullmatch(name) is not None
         and (allowed is None or name.lower() in allowed)
     )
 

@@ -8,10 +8,18 @@ from typing import Any
 
 from .answers import Answer, answers_until_next_assistant, drop_orphan_embedded, embedded_ids
 from .model import (
-    AssistantMessage, Message, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultMessage, Transcript, UserMessage,
+    AssistantMessage,
+    Message,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+    ToolResultMessage,
+    Transcript,
+    UserMessage,
 )
 from .queries import blocks_of, is_failed, tool_calls
 from .tool_inputs import replay_as_is
+
 
 def merge_consecutive_assistants(messages: Transcript) -> Transcript:
     """Join back-to-back assistant turns; the later turn's usage, stop reason and error win when set."""
@@ -90,7 +98,7 @@ def strip_dangling_tool_calls(
         if not isinstance(message, AssistantMessage) or not tool_calls(message):
             out.append(message)
             continue
-        answers = answers_until_next_assistant(messages[index + 1:])
+        answers = answers_until_next_assistant(messages[index + 1 :])
         kept = _keep_answered_calls(message, answers, omitted_calls_text, trusted_only=index not in as_stored)
         out.extend([kept] if kept is not None else [])
     return drop_orphan_embedded(_drop_unanswered_results(out))
@@ -110,7 +118,8 @@ def _keep_answered_calls(
         return assistant
     # Signed thinking is bound to the whole turn; once the turn changes it cannot be replayed.
     kept = tuple(
-        b for b in blocks
+        b
+        for b in blocks
         if not (isinstance(b, ToolCallBlock) and not answered(b)) and not (thinking and isinstance(b, ThinkingBlock))
     )
     if kept:
@@ -128,8 +137,9 @@ def _is_answered_trusted(answers: list[Answer]) -> Callable[[ToolCallBlock], boo
     turn names none and vouches by its id (Anthropic's own shape for an answer)."""
     trusted = {(a.id, a.name) for a in answers if a.standalone and isinstance(a.id, str) and isinstance(a.name, str)}
     inline = embedded_ids(answers)
-    return lambda call: isinstance(call.id, str) and (
-        call.id in inline or (isinstance(call.name, str) and (call.id, call.name) in trusted)
+    return lambda call: (
+        isinstance(call.id, str)
+        and (call.id in inline or (isinstance(call.name, str) and (call.id, call.name) in trusted))
     )
 
 

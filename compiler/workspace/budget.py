@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, MutableMapping, Sequence
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Callable, MutableMapping, Sequence
 
-from ..model import Budgets, ContextFile, FileStatus, WorkspaceFile
-from ..records import frozen
+from ..model.config import Budgets
+from ..model.workspace import ContextFile, FileStatus, WorkspaceFile
 from .state import read_json_bytes, read_json_object, write_members
 
 HEAD_TENTHS = 7
@@ -96,7 +97,7 @@ def truncate_with_digest(name: str, text: str, max_chars: int) -> str:
     return result if len(result) <= max_chars else truncate_file(name, text, max_chars)
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class _DigestCut:
     head_end: int
     tail_start: int
@@ -142,7 +143,11 @@ def rule_digest(middle: str, budget: int, *, fenced: bool = False) -> tuple[list
     """
     candidates = [_digest_line(line) for line in _outside_code_fences(middle.split("\n"), fenced)]
     ranked = [(i, line) for i, line in enumerate(candidates) if line and RULE_WORDS.search(line)]
-    ranked += [(i, line) for i, line in enumerate(candidates) if line and not RULE_WORDS.search(line) and LIST_OR_HEADING.match(line)]
+    ranked += [
+        (i, line)
+        for i, line in enumerate(candidates)
+        if line and not RULE_WORDS.search(line) and LIST_OR_HEADING.match(line)
+    ]
     taken, used = set(), 0
     for index, line in ranked:
         if used + len(line) + 1 <= budget:
@@ -180,7 +185,9 @@ def compact_marker(head: int, tail: int, size: int) -> str:
 def marker_start(name: str, text: str) -> int | None:
     """Where the first cut-marker line of `name` starts in `text` (a prompt unit holding the cut
     file), or None; the line break before it is what separates the kept head from the rest."""
-    pattern = re.compile(r"(?<=\n)(\[\.\.\. " + re.escape(name) + r" cut: kept \d+\+\d+ of \d+ chars; |\[cut \d+\+\d+/\d+\]$)", re.M)
+    pattern = re.compile(
+        r"(?<=\n)(\[\.\.\. " + re.escape(name) + r" cut: kept \d+\+\d+ of \d+ chars; |\[cut \d+\+\d+/\d+\]$)", re.M
+    )
     found = pattern.search(text)
     return found.start() if found and found.start() > 1 else None
 
@@ -214,9 +221,7 @@ def _shrink_to_fit(head: int, tail: int, marker: MarkerMaker, max_chars: int) ->
     while (overflow := _joined_length(head, tail, marker(head, tail)) - max_chars) > 0:
         tail_cut = min(tail, overflow)
         head, tail = max(0, head - (overflow - tail_cut)), tail - tail_cut
-    while (
-        head < wanted_head and _joined_length(head + 1, tail, marker(head + 1, tail)) <= max_chars
-    ):
+    while head < wanted_head and _joined_length(head + 1, tail, marker(head + 1, tail)) <= max_chars:
         head += 1
     return head, tail
 
@@ -333,9 +338,7 @@ def _cut_reason(raw: int, max_chars: int, remaining: int) -> str:
     return " and ".join(causes)
 
 
-def _context(
-    file: WorkspaceFile, text: str, status: FileStatus, reason: str | None, *, raw: int
-) -> ContextFile:
+def _context(file: WorkspaceFile, text: str, status: FileStatus, reason: str | None, *, raw: int) -> ContextFile:
     """A ContextFile carrying the file's identity and frontmatter."""
     return ContextFile(
         name=file.name,
@@ -377,7 +380,7 @@ def signature(files: Sequence[ContextFile], budgets: Budgets) -> str | None:
     return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class NoticeDecision:
     """Whether to render the fixed truncation notice, and what to remember."""
 
@@ -387,9 +390,7 @@ class NoticeDecision:
     """The signatures to store in the session state file; None means leave the file alone."""
 
 
-def decide_notice(
-    warning: str, signature: str | None, seen: Sequence[str] | None
-) -> NoticeDecision:
+def decide_notice(warning: str, signature: str | None, seen: Sequence[str] | None) -> NoticeDecision:
     """Pure rule for `off` / `once` / `always`; `seen` is None when there is no session state file."""
     if signature is None or warning == "off":
         return NoticeDecision(False, None)

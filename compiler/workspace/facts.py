@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..model import WorkspaceFacts
+from ..model.workspace import WorkspaceFacts
 
 GIT_MARKER = ".git"
 """A directory (a normal clone) or a file (a linked worktree or submodule) of this name marks a repo."""

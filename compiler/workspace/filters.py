@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import functools
 import importlib
-from dataclasses import replace
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
-from .. import entrypoints
-from ..errors import HookError
-from ..model import ResolvedConfig, RunFacts, WorkspaceFile
-from ..records import frozen
+from .._lib import entrypoints
+from .._lib.errors import HookError
+from ..model.config import ResolvedConfig
+from ..model.runfacts import RunFacts
+from ..model.workspace import WorkspaceFile
 from .legacy import strip_legacy_heartbeat
 
 if TYPE_CHECKING:
@@ -28,7 +30,7 @@ CRON_DROPPED_FILES = frozenset({"HEARTBEAT.md", "BOOTSTRAP.md"}) | MEMORY_NAMES
 OPTIONAL_FILES = CRON_DROPPED_FILES
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class HookContext:
     """What a bootstrap hook is told about the run (besides the file list)."""
 
@@ -42,7 +44,7 @@ class HookContext:
     """The agent's resolved config."""
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class FilterInputs:
     """Everything a filter may look at besides the files."""
 
@@ -61,7 +63,7 @@ class FilterInputs:
 Filter = Callable[[tuple[WorkspaceFile, ...], FilterInputs], tuple[WorkspaceFile, ...]]
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class FilterStep:
     """One named row of the filter table."""
 
@@ -73,7 +75,7 @@ class FilterStep:
     """The filter itself."""
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Drop:
     """A file a filter removed, for diagnostics."""
 
@@ -86,9 +88,7 @@ class Drop:
 # --------------------------------------------------------------------------- the filters
 
 
-def keep_for_session(
-    files: tuple[WorkspaceFile, ...], inputs: FilterInputs
-) -> tuple[WorkspaceFile, ...]:
+def keep_for_session(files: tuple[WorkspaceFile, ...], inputs: FilterInputs) -> tuple[WorkspaceFile, ...]:
     """Keep what the session kind (and lightweight context) allows."""
     return tuple(file for file in files if session_keeps(file.name, inputs.run))
 
@@ -107,9 +107,7 @@ def session_keeps(name: str, run: RunFacts) -> bool:
     return True
 
 
-def keep_for_setup_state(
-    files: tuple[WorkspaceFile, ...], inputs: FilterInputs
-) -> tuple[WorkspaceFile, ...]:
+def keep_for_setup_state(files: tuple[WorkspaceFile, ...], inputs: FilterInputs) -> tuple[WorkspaceFile, ...]:
     """BOOTSTRAP.md only while the workspace's setup is not complete, and only on a main run.
 
     Setup is a conversation with the user: a heartbeat, cron job or sub-agent cannot carry it
@@ -120,9 +118,7 @@ def keep_for_setup_state(
     return tuple(file for file in files if file.name != "BOOTSTRAP.md")
 
 
-def keep_for_chat_type(
-    files: tuple[WorkspaceFile, ...], inputs: FilterInputs
-) -> tuple[WorkspaceFile, ...]:
+def keep_for_chat_type(files: tuple[WorkspaceFile, ...], inputs: FilterInputs) -> tuple[WorkspaceFile, ...]:
     """MEMORY.md stays out of group chats unless `agents.defaults.memoryInGroups` is true.
 
     Long-term memory holds the owner's private context; a group has other people in it.
@@ -132,9 +128,7 @@ def keep_for_chat_type(
     return tuple(file for file in files if file.name not in MEMORY_NAMES)
 
 
-def keep_for_heartbeat(
-    files: tuple[WorkspaceFile, ...], inputs: FilterInputs
-) -> tuple[WorkspaceFile, ...]:
+def keep_for_heartbeat(files: tuple[WorkspaceFile, ...], inputs: FilterInputs) -> tuple[WorkspaceFile, ...]:
     """Drop HEARTBEAT.md outside heartbeat runs when the default agent has heartbeat guidance off.
 
     Other agents are left alone: the setting belongs to the default agent only.
@@ -151,9 +145,7 @@ def heartbeat_guidance_off(config: ResolvedConfig, run: RunFacts) -> bool:
     return not (config.heartbeat.enabled and config.heartbeat.include_section)
 
 
-def keep_present_optional_files(
-    files: tuple[WorkspaceFile, ...], inputs: FilterInputs
-) -> tuple[WorkspaceFile, ...]:
+def keep_present_optional_files(files: tuple[WorkspaceFile, ...], inputs: FilterInputs) -> tuple[WorkspaceFile, ...]:
     """An absent HEARTBEAT.md, BOOTSTRAP.md or MEMORY.md is simply not there: no missing marker.
 
     Missing-file markers are for the five files every workspace is expected to have.
@@ -161,9 +153,7 @@ def keep_present_optional_files(
     return tuple(f for f in files if not (f.name in OPTIONAL_FILES and f.status == "missing"))
 
 
-def drop_legacy_heartbeat_block(
-    files: tuple[WorkspaceFile, ...], inputs: FilterInputs
-) -> tuple[WorkspaceFile, ...]:
+def drop_legacy_heartbeat_block(files: tuple[WorkspaceFile, ...], inputs: FilterInputs) -> tuple[WorkspaceFile, ...]:
     """Remove the stale `Default heartbeat prompt:` block older templates quote (legacy.py)."""
     return tuple(
         replace(file, content=strip_legacy_heartbeat(file.content)) if file.content else file for file in files
@@ -172,9 +162,7 @@ def drop_legacy_heartbeat_block(
 
 def run_hooks(files: tuple[WorkspaceFile, ...], inputs: FilterInputs) -> tuple[WorkspaceFile, ...]:
     """Pass the list through each configured hook, then each `promptc.hooks` entry point."""
-    context = HookContext(
-        inputs.workspace, inputs.config.agent_id, inputs.run.session, inputs.config
-    )
+    context = HookContext(inputs.workspace, inputs.config.agent_id, inputs.run.session, inputs.config)
     for name, load in hook_sources(inputs.config, plugins=inputs.plugins):
         files = _call_hook(name, load, files, context)
     return files
@@ -210,9 +198,7 @@ def apply(
     plugins: bool = True,
 ) -> tuple[WorkspaceFile, ...]:
     """The files this run sees, after every filter in order."""
-    return apply_with_drops(
-        files, cfg, run, setup_complete=setup_complete, workspace=workspace, plugins=plugins
-    )[0]
+    return apply_with_drops(files, cfg, run, setup_complete=setup_complete, workspace=workspace, plugins=plugins)[0]
 
 
 def apply_with_drops(
@@ -228,9 +214,7 @@ def apply_with_drops(
 
     `workspace` (for hooks) defaults to `cfg.workspace`; `plugins=False` skips entry-point hooks.
     """
-    inputs = FilterInputs(
-        cfg, run, setup_complete, str(workspace if workspace is not None else cfg.workspace), plugins
-    )
+    inputs = FilterInputs(cfg, run, setup_complete, str(workspace if workspace is not None else cfg.workspace), plugins)
     current, drops = tuple(files), list[Drop]()
     for step in FILTERS:
         kept = step.run(current, inputs)
@@ -246,9 +230,7 @@ def apply_with_drops(
 Hook = Callable[[list[WorkspaceFile], HookContext], Any]
 
 
-def hook_sources(
-    config: ResolvedConfig, *, plugins: bool = True
-) -> list[tuple[str, Callable[[], Hook]]]:
+def hook_sources(config: ResolvedConfig, *, plugins: bool = True) -> list[tuple[str, Callable[[], Hook]]]:
     """(name, loader) for every hook: config entries in order, then entry points by name."""
     configured = [(spec, _loader_for_spec(spec)) for spec in config.hooks]
     installed = installed_hooks() if plugins else ()
@@ -290,9 +272,7 @@ def _call_hook(
         result = hook(list(files), context)
     except Exception as error:
         raise HookError(f"bootstrap hook {name} failed: {_describe(error)}") from error
-    if not isinstance(result, (list, tuple)) or not all(
-        isinstance(f, WorkspaceFile) for f in result
-    ):
+    if not isinstance(result, (list, tuple)) or not all(isinstance(f, WorkspaceFile) for f in result):
         raise HookError(f"bootstrap hook {name} must return a list of WorkspaceFile")
     return tuple(result)
 

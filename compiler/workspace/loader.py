@@ -10,14 +10,13 @@ here: a Compiler keeps the whole stage while the files it read are unchanged.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
-from .. import fsutil
-from ..errors import Location, WorkspaceError
-from ..freshness import Tracker
-from ..model import BOOTSTRAP_FILE_NAMES, WorkspaceFile
-from ..records import frozen
-from . import frontmatter
+from .._lib import frontmatter, fsutil
+from .._lib.errors import Location, WorkspaceError
+from .._lib.reads import UNRECORDED, Recorder
+from ..model.workspace import BOOTSTRAP_FILE_NAMES, WorkspaceFile
 
 MAX_FILE_BYTES = 2 * 1024 * 1024
 """Files larger than this are not read (`skipped: too large`)."""
@@ -29,7 +28,7 @@ LISTED_NAMES = frozenset(BOOTSTRAP_FILE_NAMES) | {MEMORY_FALLBACK_NAME}
 _UTF8_BOM = b"\xef\xbb\xbf"
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class _Decoded:
     """What one read produces, independent of the file's name."""
 
@@ -38,7 +37,7 @@ class _Decoded:
     notes: tuple[str, ...]
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class _Root:
     """The open workspace directory: its descriptor and the absolute spellings of its path."""
 
@@ -50,19 +49,23 @@ class _Root:
 # --------------------------------------------------------------------------- bootstrap files
 
 
-def load(root: Path, tracker: Tracker | None = None, identity: fsutil.Identity | None = None) -> tuple[WorkspaceFile, ...]:
+def load(
+    root: Path, tracker: Recorder | None = None, identity: fsutil.Identity | None = None
+) -> tuple[WorkspaceFile, ...]:
     """The bootstrap files of the workspace at `root`, in the fixed order; missing ones included.
 
     Names match exactly (case-sensitive, even on case-insensitive file systems), so the result
     is the same on every platform. Raises WorkspaceError when `root` is not a directory, or not
     the directory `identity` names. `tracker` records what was read, for a freshness check.
     """
-    tracker = tracker or Tracker()
+    tracker = tracker or UNRECORDED
     root = Path(os.path.abspath(root))
     fd = _open_root(root, identity)
     try:
         entries = frozenset(os.listdir(fd)) & LISTED_NAMES
-        tracker.listing(str(root), os.fstat(fd), entries, lambda: frozenset(os.listdir(root)) & LISTED_NAMES, LISTED_NAMES)
+        tracker.listing(
+            str(root), os.fstat(fd), entries, lambda: frozenset(os.listdir(root)) & LISTED_NAMES, LISTED_NAMES
+        )
         opened = _Root(fd, root, fsutil.path_spellings(root, fd))
         return tuple(_load_one(name, opened, name in entries, tracker) for name in _bootstrap_names(entries))
     finally:
@@ -87,7 +90,7 @@ def _bootstrap_names(entries: frozenset[str]) -> tuple[str, ...]:
     return BOOTSTRAP_FILE_NAMES
 
 
-def _load_one(name: str, root: _Root, present: bool, tracker: Tracker) -> WorkspaceFile:
+def _load_one(name: str, root: _Root, present: bool, tracker: Recorder) -> WorkspaceFile:
     """One file as a WorkspaceFile; every failure becomes a status, never an exception."""
     path = root.path / name
     if not present:
@@ -95,13 +98,13 @@ def _load_one(name: str, root: _Root, present: bool, tracker: Tracker) -> Worksp
     try:
         data = _read(name, root, tracker)
     except fsutil.Refused as refused:
-        _track_refused(path, tracker)
+        tracker.refused(str(path))
         return _skipped(name, path, refused.reason, f"{name} {refused.detail}")
     except FileNotFoundError:
         tracker.missing(str(path))  # a dangling link: it counts once its target appears
         return WorkspaceFile(name, str(path), None, status="missing")
     except OSError as error:
-        _track_refused(path, tracker)
+        tracker.refused(str(path))
         return _skipped(name, path, "unreadable", f"{name}: {error.strerror or error}")
     decoded = _decode(data)
     return WorkspaceFile(
@@ -114,7 +117,7 @@ def _load_one(name: str, root: _Root, present: bool, tracker: Tracker) -> Worksp
     )
 
 
-def _read(name: str, root: _Root, tracker: Tracker) -> bytes:
+def _read(name: str, root: _Root, tracker: Recorder) -> bytes:
     """Open `name` below the workspace descriptor (never outside it), check it, read it."""
     fd = fsutil.open_beneath(root.fd, name, root.spellings)
     try:
@@ -129,21 +132,9 @@ def _read(name: str, root: _Root, tracker: Tracker) -> bytes:
     return data
 
 
-def _track_refused(path: Path, tracker: Tracker) -> None:
-    """A refused entry is an input too: it may become readable (a link retargeted)."""
-    if str(path) in tracker.files:
-        return
-    try:
-        tracker.file(str(path), os.stat(path), b"")
-    except OSError:
-        tracker.missing(str(path))
-
-
 def _skipped(name: str, path: Path, reason: str, detail: str) -> WorkspaceFile:
     """A file that exists but is deliberately not read."""
-    return WorkspaceFile(
-        name, str(path), None, status="skipped", reason=reason, diagnostics=(f"{detail}; skipped",)
-    )
+    return WorkspaceFile(name, str(path), None, status="skipped", reason=reason, diagnostics=(f"{detail}; skipped",))
 
 
 def _decode(data: bytes) -> _Decoded:
@@ -162,8 +153,5 @@ def _decode_utf8(data: bytes, notes: list[str]) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
-        notes.append(
-            f"invalid UTF-8 at byte {error.start} (after any BOM); "
-            "undecodable bytes replaced with U+FFFD"
-        )
+        notes.append(f"invalid UTF-8 at byte {error.start} (after any BOM); undecodable bytes replaced with U+FFFD")
         return data.decode("utf-8", errors="replace")

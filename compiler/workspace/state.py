@@ -8,15 +8,14 @@ import os
 import re
 import sys
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from .. import fsutil, resources
-from ..errors import Location, WorkspaceError
-from ..freshness import Tracker
-from ..model import BOOTSTRAP_FILE_NAMES
-from ..records import frozen
+from .._lib import fsutil, resources
+from .._lib.errors import Location, WorkspaceError
+from .._lib.reads import UNRECORDED, Recorder
+from ..model.workspace import BOOTSTRAP_FILE_NAMES
 from .loader import MEMORY_FALLBACK_NAME
 
 STATE_RELATIVE_PATH = Path(".promptc") / "workspace-state.json"
@@ -30,7 +29,7 @@ SEEDED_TEMPLATE_NAMES: tuple[str, ...] = tuple(n for n in BOOTSTRAP_FILE_NAMES i
 # --------------------------------------------------------------------------- setup state
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class WorkspaceState:
     """`.promptc/workspace-state.json`: when the workspace was seeded and when setup finished."""
 
@@ -52,14 +51,14 @@ def state_path(root: Path) -> Path:
     return Path(root) / STATE_RELATIVE_PATH
 
 
-def read_state(root: Path, tracker: Tracker | None = None, identity: fsutil.Identity | None = None) -> WorkspaceState:
+def read_state(root: Path, tracker: Recorder | None = None, identity: fsutil.Identity | None = None) -> WorkspaceState:
     """The workspace's setup state; the default (nothing seeded) when there is no state file.
 
     The file is opened below the workspace directory (a link out of it is refused, as for the
     bootstrap files); anything but a small regular file is a WorkspaceError.
     """
     path = state_path(root)
-    data = _parse_json(_read_state_file(Path(root), tracker or Tracker(), identity), path, "workspace state")
+    data = _parse_json(_read_state_file(Path(root), tracker or UNRECORDED, identity), path, "workspace state")
     if data is None:
         return WorkspaceState()
     return WorkspaceState(
@@ -73,9 +72,7 @@ def _state_field(data: dict[str, Any], key: str, kind: type, path: str, default:
     """One optional field of the state object, type-checked."""
     value = data.get(key, default)
     if value is not None and (not isinstance(value, kind) or isinstance(value, bool)):
-        raise WorkspaceError(
-            f"workspace state field {key!r} must be {kind.__name__}", Location(path)
-        )
+        raise WorkspaceError(f"workspace state field {key!r} must be {kind.__name__}", Location(path))
     return value
 
 
@@ -87,7 +84,7 @@ def write_state(root: Path, state: WorkspaceState) -> None:
     if state.setup_completed_at is not None:
         data["setupCompletedAt"] = state.setup_completed_at
     path = state_path(root)
-    write_members(path, _read_state_file(Path(root), Tracker(), None), "workspace state", data)
+    write_members(path, _read_state_file(Path(root), UNRECORDED, None), "workspace state", data)
 
 
 def next_state(state: WorkspaceState, *, bootstrap_present: bool, now: str) -> WorkspaceState:
@@ -149,7 +146,7 @@ def template_text(name: str) -> str:
 # --------------------------------------------------------------------------- JSON state files
 
 
-def _read_state_file(root: Path, tracker: Tracker, identity: fsutil.Identity | None) -> bytes | None:
+def _read_state_file(root: Path, tracker: Recorder, identity: fsutil.Identity | None) -> bytes | None:
     path = str(state_path(root))
     try:
         fd = fsutil.open_below(root, str(STATE_RELATIVE_PATH), identity)
@@ -258,7 +255,7 @@ def with_members(text: str, changes: Mapping[str, Any]) -> str:
     added after the last one. Values are written as `write_json_atomic` writes them."""
     spans, after_last = _member_spans(text)
     edits = [(*spans[key], _value_text(value)) for key, value in changes.items() if key in spans]
-    added = [f'{json.dumps(key)}: {_value_text(value)}' for key, value in changes.items() if key not in spans]
+    added = [f"{json.dumps(key)}: {_value_text(value)}" for key, value in changes.items() if key not in spans]
     if added:
         joined = "".join(f",\n  {member}" for member in added)
         edits.append((after_last, after_last, joined if spans else joined[1:] + "\n"))

@@ -1,0 +1,173 @@
+"""Replay a session trace through the compiler: a copy of the workspace, each event's edits
+applied to it, each turn compiled by one warm Compiler and turned into the simulator's `Turn`s.
+
+Also checks the promise the design rests on: no volatile fact changes the stable part. Every
+event is compiled a second time with its volatile facts reset to the base run's, and the two
+stable parts must be equal.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ... import pipeline
+from ... import tiers as cache_tiers
+from ..._lib.errors import Location, PromptcError, RunFactsError
+from ...emit import tokens
+from ...inputs import runfacts
+from ...model.prompt import CacheTier, Prompt
+from ...model.runfacts import RunFacts
+from ...warm import compiler as engine
+from .pricing import Rules
+from .simulate import Turn, Unit
+from .trace import Event, TraceError, apply
+
+VOLATILE_FACTS: tuple[str, ...] = (
+    "channel",
+    "capabilities",
+    "owners",
+    "native_approvals",
+    "extra_prompt",
+    "reactions",
+    "tts_hint",
+    "heartbeat_prompt",
+    "thinking",
+    "reasoning",
+    "host",
+    "os",
+    "arch",
+    "python",
+    "shell",
+    "repo_root",
+    "default_model",
+    "model_api",
+    "startup_memory",
+    "exec_sessions",
+    "message_tool_hints",
+)
+"""Run facts that must never change the stable part. The model and provider reach it through
+provider contributions and the chat type through MEMORY.md in groups: those are variants."""
+VARIANT_FACTS = ("agent", "session", "effective_mode", "harness", "provider", "chat_type")
+"""What tells the prompt variants of a trace apart (each has its own cache history)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Compiled:
+    """One trace event, compiled."""
+
+    event: Event
+    """The event."""
+    variant: str
+    """Its variant label."""
+    units: tuple[Unit, ...]
+    """The stable part's units with their digests and token counts."""
+    tiers: tuple[CacheTier, ...]
+    """The tiers as compiled."""
+    breakpoints: tuple[CacheTier, ...]
+    """The tiers as sent to Anthropic and Bedrock (ones too short to cache merged)."""
+    volatile_tokens: int
+    """Tokens after the last breakpoint (below the boundary)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Replay:
+    """A whole trace, compiled."""
+
+    events: tuple[Compiled, ...]
+    """Every event, in order."""
+    leaks: tuple[int, ...]
+    """Trace lines where resetting the volatile facts changed the stable part (should be none)."""
+    token_method: str
+    """How tokens were counted."""
+
+    def turns(self, rules: Rules) -> tuple[Turn, ...]:
+        """The trace as the simulator sees it under `rules`: explicit caches get the breakpoints
+        sent to them, automatic ones the compiled tiers (for naming where a miss began)."""
+        return tuple(_turn(c, c.breakpoints if rules.explicit else c.tiers) for c in self.events)
+
+
+def replay(request: pipeline.Request, events: Sequence[Event], trace_path: Path) -> Replay:
+    """Compile every event of a trace over `request` (its run is the base facts) on a copy of
+    the workspace, which each event's edits change before it compiles."""
+    counter = _Counter()
+    with _workspace_copy(request) as workspace:
+        compiler = engine.Compiler.from_request(dataclasses.replace(request, workspace=workspace))
+        with compiler:
+            compiled, leaks = [], []
+            for event in events:
+                apply(event.edits, workspace, event, trace_path)
+                run = _run(request.run, event, trace_path)
+                prompt = compiler.compile(run)
+                if compiler.compile(_reset_volatile(run, request.run)).stable != prompt.stable:
+                    leaks.append(event.line)
+                compiled.append(_compiled(event, run, prompt, counter))
+    return Replay(tuple(compiled), tuple(leaks), counter.method)
+
+
+def _run(base: RunFacts, event: Event, trace_path: Path) -> RunFacts:
+    """The base facts with the event's facts laid over them."""
+    try:
+        given = runfacts.from_mapping(event.run)
+    except RunFactsError as exc:
+        raise TraceError(f"run facts: {exc.message}", Location(str(trace_path), event.line, 1)) from exc
+    return dataclasses.replace(base, **{key: getattr(given, key) for key in event.run})
+
+
+def _reset_volatile(run: RunFacts, base: RunFacts) -> RunFacts:
+    return dataclasses.replace(run, **{name: getattr(base, name) for name in VOLATILE_FACTS})
+
+
+def _compiled(event: Event, run: RunFacts, prompt: Prompt, counter: _Counter) -> Compiled:
+    units = tuple(Unit(u.name, u.sha256, counter(u.text + u.separator)) for u in prompt.units)
+    variant = "/".join(str(getattr(run, name) or "-") for name in VARIANT_FACTS)
+    breakpoints = cache_tiers.merged(prompt.tiers, cache_tiers.min_tokens(prompt.model)) if prompt.breakpoints else ()
+    rest = cache_tiers.uncovered(prompt.volatile, prompt.units)
+    return Compiled(event, variant, units, prompt.tiers, breakpoints, counter(rest) if rest else 0)
+
+
+def _turn(compiled: Compiled, tiers: Sequence[CacheTier]) -> Turn:
+    ends, position = [], 0
+    for tier in tiers:
+        position += len(tier.units)
+        ends.append(position)
+    ttls = tuple(t.ttl for t in tiers)
+    return Turn(compiled.event.at, compiled.variant, compiled.units, tuple(ends), ttls, compiled.volatile_tokens)
+
+
+class _Counter:
+    """o200k token counts with the `tokens` extra, otherwise the UTF-8 bytes / 4 estimate;
+    each distinct text counted once."""
+
+    def __init__(self) -> None:
+        self.exact = tokens.count("") is not None
+        self.method = (
+            "o200k_base (exact)" if self.exact else "estimate: UTF-8 bytes / 4 (install promptc[tokens] for o200k)"
+        )
+        self.seen: dict[str, int] = {}
+        self.count: Callable[[str], Any] = tokens.count if self.exact else tokens.estimate
+
+    def __call__(self, text: str) -> int:
+        if text not in self.seen:
+            self.seen[text] = int(self.count(text))
+        return self.seen[text]
+
+
+@contextlib.contextmanager
+def _workspace_copy(request: pipeline.Request) -> Iterator[Path]:
+    """A temporary copy of the request's workspace (its `.git` left out), removed afterwards."""
+    sources = pipeline.sources_for(request)
+    source = sources.workspace_root(sources.config(request.run.agent))
+    with tempfile.TemporaryDirectory(prefix="promptc-cache-") as temp:
+        target = Path(temp) / "workspace"
+        try:
+            shutil.copytree(source, target, symlinks=True, ignore=shutil.ignore_patterns(".git"))
+        except OSError as exc:
+            raise PromptcError(f"cannot copy the workspace for the simulation: {exc}", Location(str(source))) from exc
+        yield target

@@ -1,0 +1,98 @@
+"""What `promptc cache simulate` reports: per rule set, the tokens read, written and sent
+uncached, the cost against sending everything uncached, and the cost of every write by cause."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ...model.units import label as unit_label
+from .pricing import RULE_SETS, Rules
+from .replay import Replay
+from .simulate import Result, Write, simulate
+
+
+def simulate_all(replay: Replay, rule_sets: Sequence[Rules] = tuple(RULE_SETS.values())) -> dict[str, Result]:
+    """The replay under every rule set, by name."""
+    return {rules.name: simulate(replay.turns(rules), rules) for rules in rule_sets}
+
+
+def cause_of(write: Write) -> str:
+    """A write's cause as a person reads it: `expired`, `first use`, or `changed USER.md`."""
+    if not write.changed:
+        return write.cause
+    return f"{write.cause}: {', '.join(unit_label(u) for u in write.changed)}"
+
+
+def document(replay: Replay, results: Mapping[str, Result], trace: str) -> dict[str, Any]:
+    """The whole report as data (`--format json`)."""
+    lines = [c.event.line for c in replay.events]
+    return {
+        "trace": trace,
+        "turns": len(replay.events),
+        "token_method": replay.token_method,
+        "volatile_fact_changed_stable": {"count": len(replay.leaks), "lines": list(replay.leaks)},
+        "providers": {name: _provider(result, lines) for name, result in results.items()},
+    }
+
+
+def _provider(result: Result, lines: Sequence[int]) -> dict[str, Any]:
+    total = result.total_tokens
+    return {
+        "rules": list(result.rules.notes),
+        "read": result.read,
+        "written": result.written,
+        "uncached": result.uncached,
+        "total_tokens": total,
+        "cached_share": round(result.cached_share, 6),
+        "cost": round(result.cost, 3),
+        "cost_without_cache": total,
+        "cost_ratio": round(result.cost / total, 6) if total else 0.0,
+        "causes": _causes(result.writes),
+        "writes": [_write(w, lines) for w in result.writes],
+    }
+
+
+def _write(write: Write, lines: Sequence[int]) -> dict[str, Any]:
+    return {
+        "turn": write.turn + 1,
+        "line": lines[write.turn],
+        "tier": write.tier,
+        "tokens": write.tokens,
+        "cost": round(write.cost, 3),
+        "cause": write.cause,
+        "changed": list(write.changed),
+    }
+
+
+def _causes(writes: Sequence[Write]) -> list[dict[str, Any]]:
+    """Writes grouped by cause (and the units that changed), costliest first."""
+    groups: dict[str, dict[str, Any]] = {}
+    for write in writes:
+        group = groups.setdefault(cause_of(write), {"cause": cause_of(write), "writes": 0, "tokens": 0, "cost": 0.0})
+        group["writes"] += 1
+        group["tokens"] += write.tokens
+        group["cost"] += write.cost
+    total = sum(g["cost"] for g in groups.values()) or 1.0
+    ordered = sorted(groups.values(), key=lambda g: (-g["cost"], g["cause"]))
+    return [{**g, "cost": round(g["cost"], 3), "share": round(g["cost"] / total, 6)} for g in ordered]
+
+
+def text(data: Mapping[str, Any]) -> str:
+    """The report for a person."""
+    leaks = data["volatile_fact_changed_stable"]
+    out = [
+        f"trace {data['trace']}: {data['turns']} turns; tokens: {data['token_method']}",
+        f"stable part changed by a volatile fact: {leaks['count']} of {data['turns']} turns"
+        + (f" (trace lines {', '.join(map(str, leaks['lines']))})" if leaks["lines"] else ""),
+    ]
+    for name, p in data["providers"].items():
+        out += [
+            "",
+            f"{name}: cost {p['cost']:,.1f} of {p['cost_without_cache']:,} uncached ({p['cost_ratio']:.3f}x); "
+            f"{p['cached_share']:.1%} of prompt tokens read from cache",
+            f"  read {p['read']:,}, written {p['written']:,}, uncached {p['uncached']:,} tokens",
+            "  writes by cause (share of write cost):",
+        ]
+        out += [f"    {g['share']:6.1%}  {g['cost']:>12,.1f}  {g['writes']:>3} x  {g['cause']}" for g in p["causes"]]
+    return "\n".join(out) + "\n"

@@ -1,0 +1,259 @@
+"""Replay a sequence of compiled turns against a provider's cache rules: what each turn reads
+from the cache, writes to it and sends uncached, what that costs, and why every write happened.
+
+The input is already compiled: each turn is its stable part as an ordered list of units
+(sections and workspace files, each with a digest and a token count) cut into tiers, plus the
+size of its volatile part. This module does no I/O and no compiling.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from .pricing import Rules
+
+EXPIRED = "expired"
+"""The tier's bytes were cached before, unchanged, but the entry had run out."""
+FIRST_USE = "first use"
+"""Nothing of this variant was seen before (or never reached the minimum size)."""
+CHANGED = "changed"
+"""Units in this tier (or before it) differ from the variant's previous turn."""
+EXPIRED_AND_CHANGED = "expired and changed"
+"""Changed, and the previous version would have run out by now anyway."""
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """One section or workspace file of the stable part."""
+
+    name: str
+    """`section:<id>` or `file:<NAME>`."""
+    digest: str
+    """SHA-256 of the unit's text."""
+    tokens: int
+    """Its size in tokens."""
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """One compiled request, as the cache sees it."""
+
+    at: float
+    """Seconds since the start of the trace."""
+    variant: str
+    """Which prompt variant this is (agent, session kind, mode, ...): changes are looked for
+    against the same variant's previous turn."""
+    units: tuple[Unit, ...]
+    """The stable part, in order."""
+    tier_ends: tuple[int, ...]
+    """For each breakpoint, the index just past its tier's last unit (none: a payload sent with
+    no breakpoint, every unit uncached)."""
+    ttls: tuple[str, ...]
+    """Each tier's requested lifetime (`5m` or `1h`)."""
+    volatile_tokens: int
+    """The part below the boundary: never cached."""
+
+
+@dataclass(frozen=True, slots=True)
+class Write:
+    """Tokens a turn sent that were not served from the cache, and why."""
+
+    turn: int
+    """Index of the turn in the trace."""
+    tier: int
+    """1-based tier whose breakpoint the tokens were written at (automatic caching: the tier
+    where the miss began)."""
+    tokens: int
+    """How many tokens."""
+    cost: float
+    """What they cost, in base-input units."""
+    cause: str
+    """EXPIRED, FIRST_USE, CHANGED or EXPIRED_AND_CHANGED."""
+    changed: tuple[str, ...] = ()
+    """For a change: the units that differ from the variant's previous turn, in prompt order."""
+
+
+@dataclass(frozen=True, slots=True)
+class TurnCost:
+    """One turn's accounting."""
+
+    read: int
+    """Tokens read from the cache."""
+    written: int
+    """Stable tokens written to the cache (automatic caching: stable tokens not matched)."""
+    uncached: int
+    """Tokens sent at the base price: the volatile part, and stable tokens under the minimum."""
+    cost: float
+    """Total, in base-input units."""
+    writes: tuple[Write, ...]
+    """Why anything was written."""
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """A whole trace under one rule set."""
+
+    rules: Rules
+    """The provider rules used."""
+    turns: tuple[TurnCost, ...]
+    """Per-turn accounting, in trace order."""
+
+    @property
+    def read(self) -> int:
+        return sum(t.read for t in self.turns)
+
+    @property
+    def written(self) -> int:
+        return sum(t.written for t in self.turns)
+
+    @property
+    def uncached(self) -> int:
+        return sum(t.uncached for t in self.turns)
+
+    @property
+    def cost(self) -> float:
+        return sum(t.cost for t in self.turns)
+
+    @property
+    def total_tokens(self) -> int:
+        """Every prompt token sent: what the trace costs with no cache at all."""
+        return self.read + self.written + self.uncached
+
+    @property
+    def cached_share(self) -> float:
+        """Share of all prompt tokens served from the cache."""
+        return self.read / self.total_tokens if self.total_tokens else 0.0
+
+    @property
+    def writes(self) -> tuple[Write, ...]:
+        return tuple(w for t in self.turns for w in t.writes)
+
+
+def simulate(turns: Sequence[Turn], rules: Rules) -> Result:
+    """Replay `turns` in order against `rules`."""
+    state = _State(rules)
+    return Result(rules, tuple(state.step(index, turn) for index, turn in enumerate(turns)))
+
+
+def prefix_keys(units: Iterable[Unit]) -> list[str]:
+    """The cache key of every unit-boundary prefix: key[i] covers the first i+1 units."""
+    keys, running = [], hashlib.sha256()
+    for unit in units:
+        running.update(unit.name.encode() + b"\0" + unit.digest.encode() + b"\0")
+        keys.append(running.copy().hexdigest())
+    return keys
+
+
+class _State:
+    """The cache's entries (prefix key -> expiry time) and each variant's last turn."""
+
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+        self.expiry: dict[str, float] = {}
+        self.last: dict[str, tuple[Turn, list[str]]] = {}
+
+    def step(self, index: int, turn: Turn) -> TurnCost:
+        keys = prefix_keys(turn.units)
+        cumulative = _cumulative(turn.units)
+        step = self._explicit if self.rules.explicit else self._automatic
+        cost = step(index, turn, keys, cumulative)
+        self.last[turn.variant] = (turn, keys)
+        return cost
+
+    # ----------------------------------------------------------------- breakpoints (Anthropic, Bedrock)
+
+    def _explicit(self, index: int, turn: Turn, keys: list[str], cumulative: list[int]) -> TurnCost:
+        ends = [end for end in turn.tier_ends if end > 0]
+        hit = self._longest_hit(turn, [(end, keys[end - 1]) for end in ends], cumulative)
+        read = cumulative[hit]
+        for tier, end in enumerate(ends):
+            if end <= hit and keys[end - 1] in self.expiry:
+                self.expiry[keys[end - 1]] = turn.at + self._lifetime(turn, tier)
+        writes, written, pending, cost = [], 0, 0, read * self.rules.read
+        for tier, end in enumerate(ends):
+            if end <= hit:
+                continue
+            start = max(hit, ends[tier - 1] if tier else 0)
+            pending += cumulative[end] - cumulative[start]
+            if cumulative[end] < self.rules.min_tokens:
+                continue  # too short to cache: stays pending, sent uncached unless a later tier takes it
+            price = self.rules.write[turn.ttls[tier]]
+            cause, changed = self._cause(turn, keys, end, tier)
+            writes.append(Write(index, tier + 1, pending, pending * price, cause, changed))
+            written, cost, pending = written + pending, cost + pending * price, 0
+            self.expiry[keys[end - 1]] = turn.at + self._lifetime(turn, tier)
+        after = cumulative[-1] - cumulative[ends[-1] if ends else 0]  # units past the last breakpoint
+        uncached = pending + after + turn.volatile_tokens
+        return TurnCost(read, written, uncached, cost + uncached, tuple(writes))
+
+    def _longest_hit(self, turn: Turn, candidates: list[tuple[int, str]], cumulative: list[int]) -> int:
+        """Units covered by the longest live cache entry at a breakpoint (0 when none)."""
+        best = 0
+        for end, key in candidates:
+            live = self.expiry.get(key, -1.0) >= turn.at and cumulative[end] >= self.rules.min_tokens
+            if live:
+                best = end
+        return best
+
+    def _lifetime(self, turn: Turn, tier: int) -> int:
+        return self.rules.ttl_seconds[turn.ttls[tier]]
+
+    # ----------------------------------------------------------------- automatic prefix caching (OpenAI)
+
+    def _automatic(self, index: int, turn: Turn, keys: list[str], cumulative: list[int]) -> TurnCost:
+        matched = max((i + 1 for i, key in enumerate(keys) if self.expiry.get(key, -1.0) >= turn.at), default=0)
+        read = _counted(cumulative[matched], self.rules)
+        missed = cumulative[-1] - cumulative[matched]
+        writes: tuple[Write, ...] = ()
+        if missed:
+            tier = next(t for t, end in enumerate(turn.tier_ends) if end > matched)
+            cause, changed = self._cause(turn, keys, turn.tier_ends[tier], tier)
+            writes = (Write(index, tier + 1, missed, missed * self.rules.write["5m"], cause, changed),)
+        for key in keys:  # every prefix of this request is cached now
+            self.expiry[key] = turn.at + self.rules.ttl_seconds["5m"]
+        # The matched prefix past its last whole increment is sent at the base price.
+        uncached = cumulative[matched] - read + turn.volatile_tokens
+        return TurnCost(read, missed, uncached, read * self.rules.read + missed + uncached, writes)
+
+    # ----------------------------------------------------------------- why a write happened
+
+    def _cause(self, turn: Turn, keys: list[str], end: int, tier: int) -> tuple[str, tuple[str, ...]]:
+        if keys[end - 1] in self.expiry:
+            return EXPIRED, ()
+        previous = self.last.get(turn.variant)
+        if previous is None:
+            return FIRST_USE, ()
+        before, before_keys = previous
+        before_end = before.tier_ends[min(tier, len(before.tier_ends) - 1)]
+        changed = _changed_units(before.units[:before_end], turn.units[:end])
+        if not changed:
+            return FIRST_USE, ()
+        stale = before_end > 0 and self.expiry.get(before_keys[before_end - 1], -1.0) < turn.at
+        return (EXPIRED_AND_CHANGED if stale else CHANGED), changed
+
+
+def _cumulative(units: Sequence[Unit]) -> list[int]:
+    """cumulative[i] = tokens of the first i units."""
+    totals = [0]
+    for unit in units:
+        totals.append(totals[-1] + unit.tokens)
+    return totals
+
+
+def _counted(prefix_tokens: int, rules: Rules) -> int:
+    """Tokens an automatic cache serves for a matched prefix: nothing below the minimum, then
+    whole increments."""
+    if prefix_tokens < rules.min_tokens:
+        return 0
+    return rules.min_tokens + (prefix_tokens - rules.min_tokens) // rules.increment * rules.increment
+
+
+def _changed_units(before: Sequence[Unit], after: Sequence[Unit]) -> tuple[str, ...]:
+    """Units of `after` that are new or differ from `before`, then units of `before` now gone."""
+    old = {u.name: u.digest for u in before}
+    new = {u.name for u in after}
+    edited = [u.name for u in after if old.get(u.name) != u.digest]
+    gone = [u.name for u in before if u.name not in new]
+    return tuple(dict.fromkeys(edited + gone))

@@ -1,0 +1,396 @@
+"""`promptc lint`: static checks of section templates and the partials they use (metadata,
+layout, variables, user variables, duplicates, reachability, syntax), every problem reported as
+`file:line:col: message`."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from jinja2 import meta, nodes
+
+from .._lib.errors import Location, PromptcError
+from ..inputs import layers
+from ..inputs import variables as config_variables
+from ..sections import catalogue, reachability
+from ..sections.catalogue import SectionSpec
+from ..sections.environment import ENV, EXTENDS_REFUSED
+from ..sections.partials import Partials, check_name
+from ..sections.variables import STABLE, VOLATILE, side_of
+
+INCLUDING = (nodes.Include, nodes.Import, nodes.FromImport)
+"""Tags that bring in a partial; lint follows them."""
+SET_MAKERS = frozenset({"keys", "items"})
+"""Dictionary views whose `-` gives a set (in hash order)."""
+
+
+@dataclass(frozen=True, order=True)
+class Finding:
+    """One problem, sortable by place."""
+
+    path: str
+    """The template file."""
+    line: int
+    """1-based line in the file (the metadata block counts)."""
+    column: int
+    """1-based column."""
+    message: str
+    """What is wrong."""
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}:{self.column}: {self.message}"
+
+    @classmethod
+    def from_error(cls, error: PromptcError) -> Finding:
+        """A finding at an error's location."""
+        where = error.location or Location()
+        return cls(where.path or "<input>", where.line or 1, where.column or 1, error.message)
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """Every finding, plus how much was read."""
+
+    findings: tuple[Finding, ...]
+    """Sorted by file, line, column."""
+    files: int
+    """Section files checked."""
+    partials: int = 0
+    """Partial files checked."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Source:
+    """A template being checked: a section, or a partial reached from one."""
+
+    spec: SectionSpec
+    """The section (its side decides what may be read)."""
+    path: str
+    """The file the tree came from."""
+    tree: nodes.Template
+    """Its parsed body."""
+    via: str | None = None
+    """The partial's name, when this is one."""
+
+
+# --------------------------------------------------------------------------- the catalogue
+
+
+def lint(template_dirs: Sequence[Path] = (), variables: Mapping[str, str] | None = None) -> Result:
+    """Check the catalogue the compiler would see: the user dirs (first wins), then the built-ins,
+    and every partial a section includes or imports (checked with that section's side).
+
+    `variables` are the declared user variables (name -> side). A built-in section replaced by
+    a user section is not checked. A missing template dir is bad input, as for the compiler.
+    """
+    found, problems = catalogue.scan(template_dirs)
+    findings = [Finding.from_error(problem) for problem in problems]
+    findings += _near_misses(template_dirs, problems)
+    declared = dict(variables or {})
+    reached: set[str] = set()
+    for spec in found.sections:
+        findings += check_section(spec, found.partials, declared, reached)
+    findings += _unused_partial_syntax(found.partials, reached)
+    used = sum(1 for p in found.partials.by_name.values() if p.source is not None)
+    return Result(tuple(sorted(set(findings))), len(found.sections), used)
+
+
+def config_inputs(
+    config_paths: Sequence[Path], stdin_layers: Sequence[layers.Layer] = ()
+) -> tuple[list[Path], dict[str, str]]:
+    """`prompt.templateDirs` and the declared user variables (name -> side) of these config
+    files (and a `--config -` layer), with the built-in defaults under them."""
+    if not config_paths and not stdin_layers:
+        return [], {}
+    configs = layers.load(config_paths, (), stdin_layers)
+    dirs = [Path(d) for d in layers.resolve(configs, agent=None).template_dirs]
+    return dirs, {decl.name: decl.side for decl in config_variables.declarations(configs)}
+
+
+def _near_misses(template_dirs: Sequence[Path], problems: Sequence[PromptcError]) -> list[Finding]:
+    """Files in a contributing template dir that open like a section but are not read as one."""
+    empty = {str(p.location.path) for p in problems if p.location and "contributes no section" in p.message}
+    return [
+        Finding(str(path), 1, 1, f"'{path.name}' has section metadata but {why}")
+        for directory in (Path(d) for d in template_dirs if str(d) not in empty)
+        for path, why in catalogue.misplaced_sections(directory)
+    ]
+
+
+# --------------------------------------------------------------------------- one section
+
+
+def check_section(
+    spec: SectionSpec, partials: Partials, variables: Mapping[str, str], reached: set[str] | None = None
+) -> list[Finding]:
+    """Syntax, variables, partials and reachability of one section with valid metadata."""
+    findings: list[Finding] = []
+    when = _parse_when(spec, findings)
+    try:
+        body = ENV.parse(spec.source, name=spec.path)
+    except jinja2.TemplateSyntaxError as exc:
+        findings.append(Finding(spec.path, exc.lineno or 1, 1, f"template syntax error: {exc.message}"))
+        body = None
+    if body is not None:
+        findings += _check_tree(
+            _Source(spec, spec.path, body), partials, variables, set() if reached is None else reached
+        )
+    if when is not None:
+        line = spec.location("when").line or 1
+        findings += _variable_findings(_Source(spec, spec.path, when), variables, when_line=line)
+        findings += _private_access(_Source(spec, spec.path, when), when_line=line)
+    findings += _unreachable(spec, body, when is not None)
+    return findings
+
+
+def _check_tree(source: _Source, partials: Partials, variables: Mapping[str, str], reached: set[str]) -> list[Finding]:
+    """A section's or partial's body: variables, private access, unordered sets, extends, and
+    each partial it includes or imports (once per section and side)."""
+    findings = _variable_findings(source, variables, when_line=None)
+    findings += _private_access(source, when_line=None)
+    findings += _set_arithmetic(source)
+    findings += [Finding(source.path, node.lineno, 1, EXTENDS_REFUSED) for node in source.tree.find_all(nodes.Extends)]
+    for node in source.tree.find_all(INCLUDING):
+        assert isinstance(node, INCLUDING)
+        findings += _follow(source, node, partials, variables, reached)
+    return findings
+
+
+def _follow(
+    source: _Source,
+    node: nodes.Include | nodes.Import | nodes.FromImport,
+    partials: Partials,
+    variables: Mapping[str, str],
+    reached: set[str],
+) -> list[Finding]:
+    """Check the partial a tag names (a name computed at render time cannot be followed)."""
+    if not isinstance(node.template, nodes.Const) or not isinstance(node.template.value, str):
+        return []
+    name = node.template.value
+    problem = check_name(name)
+    found = partials.by_name.get(name) if problem is None else None
+    if problem is None and found is None:
+        problem = f"partial {name!r} not found (looked in {', '.join(partials.searched)})"
+    elif found is not None and found.source is None:
+        problem = f"partial {name!r} cannot be used: {found.problem}"
+    if problem is not None:
+        return [Finding(source.path, node.lineno, 1, problem)]
+    assert found is not None and found.source is not None
+    key = f"{source.spec.id}\0{name}"
+    if key in reached:
+        return []
+    reached.add(key)
+    reached.add(name)
+    try:
+        tree = ENV.parse(found.source, name=found.path)
+    except jinja2.TemplateSyntaxError as exc:
+        return [Finding(found.path, exc.lineno or 1, 1, f"template syntax error: {exc.message}")]
+    return _check_tree(_Source(source.spec, found.path, tree, name), partials, variables, reached)
+
+
+def _unused_partial_syntax(partials: Partials, reached: set[str]) -> list[Finding]:
+    """Syntax errors in partials no section reached (their variables depend on who includes them)."""
+    findings = []
+    for partial in partials.by_name.values():
+        if partial.name in reached or partial.source is None:
+            continue
+        try:
+            ENV.parse(partial.source, name=partial.path)
+        except jinja2.TemplateSyntaxError as exc:
+            findings.append(Finding(partial.path, exc.lineno or 1, 1, f"template syntax error: {exc.message}"))
+    return findings
+
+
+def _private_access(source: _Source, when_line: int | None) -> list[Finding]:
+    """`x._name`, `x['__name__']` and `x|attr('_name')`: the sandbox refuses them at render
+    time, and they are how a template reaches Python internals (`lipsum.__globals__`)."""
+    found = [
+        (node.lineno, name)
+        for node in source.tree.find_all((nodes.Getattr, nodes.Getitem, nodes.Filter))
+        if (name := _private_name(node)) is not None
+    ]
+    prefix = "" if when_line is None else "'when' expression: "
+    message = "{}access to private attribute '{}' (templates run sandboxed; this fails when rendered)"
+    return [Finding(source.path, when_line or line, 1, message.format(prefix, name)) for line, name in sorted(found)]
+
+
+def _private_name(node: nodes.Node) -> str | None:
+    """The attribute name a node reads when it starts with an underscore."""
+    if isinstance(node, nodes.Getattr):
+        name: Any = node.attr
+    elif isinstance(node, nodes.Getitem) and isinstance(node.arg, nodes.Const):
+        name = node.arg.value
+    elif isinstance(node, nodes.Filter) and node.name == "attr" and node.args and isinstance(node.args[0], nodes.Const):
+        name = node.args[0].value
+    else:
+        return None
+    return name if isinstance(name, str) and name.startswith("_") else None
+
+
+def _set_arithmetic(source: _Source) -> list[Finding]:
+    """`d.keys() - x` (or `.items()`): a set, iterated in an order that changes with the hash seed."""
+
+    def makes_set(node: nodes.Node) -> bool:
+        return isinstance(node, nodes.Call) and isinstance(node.node, nodes.Getattr) and node.node.attr in SET_MAKERS
+
+    message = (
+        "'-' of dictionary keys gives a set, whose order changes from process to process (refused when"
+        " rendered); keep an order: `a | reject('in', b) | list`"
+    )
+    return [
+        Finding(source.path, node.lineno, 1, message)
+        for node in source.tree.find_all(nodes.Sub)
+        if makes_set(node.left) or makes_set(node.right)
+    ]
+
+
+def _parse_when(spec: SectionSpec, findings: list[Finding]) -> nodes.Template | None:
+    if not spec.when:
+        return None
+    try:
+        return ENV.parse("{% if " + spec.when + " %}{% endif %}")
+    except jinja2.TemplateSyntaxError as exc:
+        findings.append(_at(spec, "when", f"invalid 'when' expression: {exc.message}"))
+        return None
+
+
+# --------------------------------------------------------------------------- variables
+
+
+def _variable_findings(source: _Source, variables: Mapping[str, str], when_line: int | None) -> list[Finding]:
+    """Undeclared variables and user variables, and volatile ones read by a stable section
+    (body, `when`, or a partial it includes)."""
+    tree = source.tree
+    # jinja2.meta counts a name `{% set %}` inside a block as undeclared (it may be unset on
+    # another branch); a name the template assigns anywhere is the template's own.
+    assigned = {n.name for n in tree.find_all(nodes.Name) if n.ctx in ("store", "param")}
+    prefix = "" if when_line is None else "'when' expression: "
+    findings = []
+    for name in sorted(meta.find_undeclared_variables(tree) - assigned):
+        problem = _variable_problem(source, name)
+        if problem is not None:
+            line = when_line or _first_use(tree, name)
+            findings.append(Finding(source.path, line, _column(source.path, line, name), prefix + problem))
+    if "vars" not in assigned:
+        for line, name in _user_variables_read(tree):
+            problem = _user_variable_problem(source, name, variables)
+            if problem is not None:
+                where = when_line or line
+                findings.append(
+                    Finding(source.path, where, _column(source.path, where, f"vars.{name}"), prefix + problem)
+                )
+    return findings
+
+
+def _variable_problem(source: _Source, name: str) -> str | None:
+    side = side_of(name)
+    through = f" through {source.via}" if source.via else ""
+    if side is None:
+        close = difflib.get_close_matches(name, [*STABLE, *VOLATILE], n=1)
+        hint = f"; did you mean '{close[0]}'?" if close else ""
+        return f"undefined variable '{name}'{through} (not declared in compiler/sections/variables.py{hint})"
+    if side == "volatile" and source.spec.side == "stable":
+        return (
+            f"stable section '{source.spec.id}' reads volatile variable '{name}'{through};"
+            " move the section below the boundary (side: volatile) or drop the variable"
+        )
+    return None
+
+
+def _user_variables_read(tree: nodes.Template) -> Iterable[tuple[int, str]]:
+    """(line, name) for every `vars.<name>`, `vars['<name>']` and `vars.get('<name>', ...)`."""
+    for node in tree.find_all((nodes.Getattr, nodes.Getitem, nodes.Call)):
+        if isinstance(node, nodes.Call):
+            if (
+                _is_vars(node.node, "get")
+                and node.args
+                and isinstance(node.args[0], nodes.Const)
+                and isinstance(node.args[0].value, str)
+            ):
+                yield node.lineno, node.args[0].value
+            continue
+        assert isinstance(node, (nodes.Getattr, nodes.Getitem))
+        if not _is_vars(node.node):
+            continue
+        if isinstance(node, nodes.Getattr):
+            yield node.lineno, node.attr
+        elif isinstance(node.arg, nodes.Const) and isinstance(node.arg.value, str):
+            yield node.lineno, node.arg.value
+
+
+def _is_vars(node: nodes.Node, method: str | None = None) -> bool:
+    """Whether `node` is the name `vars` (or, with `method`, the attribute `vars.<method>`)."""
+    if method is not None:
+        return isinstance(node, nodes.Getattr) and node.attr == method and _is_vars(node.node)
+    return isinstance(node, nodes.Name) and node.name == "vars" and node.ctx == "load"
+
+
+def _user_variable_problem(source: _Source, name: str, variables: Mapping[str, str]) -> str | None:
+    through = f" through {source.via}" if source.via else ""
+    if name in ("get", "items", "keys", "values"):
+        return None  # the mapping's own methods
+    if name not in variables:
+        close = difflib.get_close_matches(name, list(variables), n=1)
+        hint = (
+            f"; did you mean 'vars.{close[0]}'?"
+            if close
+            else ("" if variables else "; lint --config FILE reads the declarations")
+        )
+        return f"undefined user variable 'vars.{name}'{through} (not declared in prompt.variables{hint})"
+    if variables[name] == "volatile" and source.spec.side == "stable":
+        return (
+            f"stable section '{source.spec.id}' reads volatile user variable 'vars.{name}'{through};"
+            " move the section below the boundary or declare the variable side: stable"
+        )
+    return None
+
+
+def _first_use(tree: nodes.Template, name: str) -> int:
+    lines = [n.lineno for n in tree.find_all(nodes.Name) if n.name == name and n.ctx == "load"]
+    return min(lines, default=1)
+
+
+def _column(path: str, line: int, name: str) -> int:
+    lines = _file_lines(path)
+    text = lines[line - 1] if 0 < line <= len(lines) else ""
+    match = re.search(rf"(?<![\w.]){re.escape(name)}\b", text)
+    return match.start() + 1 if match else 1
+
+
+def _file_lines(path: str) -> list[str]:
+    return Path(path).read_text(encoding="utf-8", errors="replace").replace("\r\n", "\n").split("\n")
+
+
+def _at(spec: SectionSpec, key: str, message: str) -> Finding:
+    line = spec.location(key).line or 1
+    text = _file_lines(spec.path)[line - 1]
+    return Finding(spec.path, line, text.find(key) + 1 if key in text else 1, message)
+
+
+# --------------------------------------------------------------------------- reachability
+
+
+def _unreachable(spec: SectionSpec, body: nodes.Template | None, when_parses: bool) -> list[Finding]:
+    """A section no input can make appear: it has no provider slot, and either its body renders
+    nothing (only comments, whitespace or `set` tags) or its `when` is false in every mode it
+    lists, judged with `mode` bound to that mode and every other variable unknown."""
+    if spec.slot is not None:
+        return []  # a provider override can always fill a slot
+    if body is not None and next(body.find_all((*INCLUDING, nodes.Extends)), None) is not None:
+        return []  # what a partial renders is the partial's
+    if body is not None and reachability.renders_nothing(body):
+        return [_at(spec, "id", f"section '{spec.id}' is unreachable: its body renders nothing")]
+    if when_parses and all(reachability.decided_false(spec.when or "", mode) for mode in spec.modes):
+        modes = ", ".join(sorted(spec.modes))
+        return [
+            _at(spec, "when", f"section '{spec.id}' is unreachable: 'when' is false in every mode it lists ({modes})")
+        ]
+    return []
+
+
+# --------------------------------------------------------------------------- CLI

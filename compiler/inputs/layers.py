@@ -1,0 +1,314 @@
+"""Load config layers, validate them against a declared schema and resolve one agent (SPEC 3.1).
+
+Precedence, lowest to highest:
+  1. built-in defaults (templates/defaults.yaml)
+  2. each `--config` file, in the order given
+  3. each `--set dotted.key=value`, in the order given
+Mappings merge deeply and lists replace. Then, for the agent being compiled, its
+`agents.list[]` entry (matched by `id`) is merged over `agents.defaults`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, MutableMapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from .._lib import fsutil, resources
+from .._lib.errors import ConfigError, Location, did_you_mean
+from .._lib.reads import UNRECORDED, Recorder
+from ..model.config import Budgets, CacheConfig, HeartbeatConfig, ResolvedConfig, SkillsConfig
+from . import schema, yamlsrc
+
+# --------------------------------------------------------------------------- layers
+
+
+@dataclass(frozen=True, slots=True)
+class Layer:
+    """One validated config source."""
+
+    label: str
+    """`defaults`, the config file path, or `--set KEY=VALUE`."""
+    data: Mapping[str, Any]
+    """The validated tree, relative paths already resolved."""
+    locations: Mapping[tuple, Location]
+    """Where each value was written."""
+    unchecked: tuple[str, ...] = ()
+    """OpenClaw keys promptc does not use, accepted without checks (config/openclaw.py)."""
+
+    def note(self) -> str | None:
+        """One line naming the unchecked OpenClaw keys, or None."""
+        if not self.unchecked:
+            return None
+        names = self.unchecked
+        shown = ", ".join(names[:NOTE_NAMES]) + (
+            f" and {len(names) - NOTE_NAMES} more" if len(names) > NOTE_NAMES else ""
+        )
+        return f"{self.label}: OpenClaw settings promptc does not use were accepted unchecked: {shown}"
+
+
+NOTE_NAMES = 6
+"""How many unchecked keys a layer's note names."""
+
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """Where a resolved value came from."""
+
+    label: str
+    """The layer's label."""
+    location: Location | None
+    """The line in that layer, when it has lines."""
+
+    def __str__(self) -> str:
+        if self.location is None or self.location.line is None:
+            return self.label
+        return f"{self.label} ({self.location})"
+
+
+@dataclass(frozen=True, slots=True)
+class ConfigSet:
+    """All layers merged, before an agent is picked."""
+
+    tree: Mapping[str, Any]
+    """The merged config tree."""
+    origins: Mapping[tuple, Origin]
+    """Path tuple -> the layer that last set it."""
+    notes: tuple[str, ...] = ()
+    """One line per layer that held OpenClaw settings promptc does not use."""
+
+
+LayerCache = MutableMapping[tuple, "Layer"]
+"""Parsed layers keyed on (path, label, base dir, the file's bytes): kept by a Compiler, so an
+edited file is parsed again whatever its stat says, and bounded by it."""
+
+
+def load(
+    config_paths: Sequence[Path] = (),
+    overrides: Sequence[str] = (),
+    extra_layers: Sequence[Layer] = (),
+    *,
+    tracker: Recorder | None = None,
+    cache: LayerCache | None = None,
+) -> ConfigSet:
+    """Read, validate and merge the defaults, each config file, extra layers (already built,
+    e.g. a snapshot scenario's inline config) and each `--set` override, in that order.
+
+    `tracker` records the files read; `cache` reuses layers parsed from the same bytes.
+    """
+    read = _Reader(tracker or UNRECORDED, {} if cache is None else cache)
+    layers = [load_defaults(read)]
+    layers += [load_file(path, read) for path in config_paths]
+    layers += list(extra_layers)
+    layers += [parse_override(text) for text in overrides]
+    return merge_layers(layers)
+
+
+def layer_from(located: yamlsrc.Located, label: str, base_dir: Path) -> Layer:
+    """A validated layer from an already parsed tree (its locations point into its own file);
+    relative paths in it resolve against `base_dir`."""
+    return _validated(located, label, base_dir)
+
+
+@dataclass(frozen=True, slots=True)
+class _Reader:
+    """Where config files are read from: recorded for freshness, parsed once per content."""
+
+    tracker: Recorder
+    cache: LayerCache
+
+    def layer(self, path: Path, label: str, base_dir: Path) -> Layer:
+        data = fsutil.read_input(path, ConfigError, observe=lambda info, raw: self.tracker.file(str(path), info, raw))
+        key = (str(path), label, str(base_dir), data)
+        layer = self.cache.get(key)
+        if layer is None:
+            layer = _validated(
+                yamlsrc.parse_source(yamlsrc.decode(data, path, ConfigError), path, ConfigError), label, base_dir
+            )
+            self.cache[key] = layer
+        return layer
+
+
+def load_defaults(read: _Reader | None = None) -> Layer:
+    """The built-in defaults layer."""
+    path = resources.templates_root() / "defaults.yaml"
+    return (read or _Reader(UNRECORDED, {})).layer(path, "defaults", Path.cwd())
+
+
+def load_file(path: Path, read: _Reader | None = None) -> Layer:
+    """One `--config` file (YAML or JSON)."""
+    return (read or _Reader(UNRECORDED, {})).layer(path, str(path), Path(os.path.abspath(path)).parent)
+
+
+def parse_override(text: str) -> Layer:
+    """One `--set dotted.key=value`; the value is read as a YAML scalar or flow collection."""
+    label = f"--set {text}"
+    key, sep, raw = text.partition("=")
+    if not sep or not key.strip():
+        raise ConfigError("expected KEY=VALUE", Location(label))
+    # Read like a config file (one-line located errors, lone surrogates replaced); the value's
+    # own line numbers would only confuse, so the layer keeps no locations.
+    value = yamlsrc.parse(raw, label, ConfigError).value if raw.strip() else ""
+    parts = key.strip().split(".")
+    tree: Any = value
+    for part in reversed(parts):
+        tree = {part: tree}
+    located = yamlsrc.Located(tree, {}, label)
+    return _validated(located, label, base_dir=Path.cwd())
+
+
+def _validated(located: yamlsrc.Located, label: str, base_dir: Path) -> Layer:
+    data = located.value if located.value is not None else {}
+    if not isinstance(data, dict):
+        raise ConfigError("a config file must be a mapping at the top", located.where(()))
+    checked = schema.validate(data, located, base_dir)
+    if checked.problems:
+        raise ConfigError.gathered(checked.problems)
+    return Layer(label, checked.data, located.locations, tuple(checked.unchecked))
+
+
+# --------------------------------------------------------------------------- merge
+
+
+def merge_layers(layers: Sequence[Layer]) -> ConfigSet:
+    """Deep-merge layers in order (mappings merge, everything else replaces) with origins."""
+    tree: dict[str, Any] = {}
+    origins: dict[tuple, Origin] = {}
+    for layer in layers:
+        tree = merge(tree, layer.data)
+        _record_origins(layer, layer.data, (), origins)
+    return ConfigSet(tree, origins, tuple(note for layer in layers if (note := layer.note()) is not None))
+
+
+def merge(base: Any, overlay: Any) -> Any:
+    """`overlay` over `base`: mappings merge deeply, anything else replaces."""
+    if isinstance(base, dict) and isinstance(overlay, dict):
+        merged = dict(base)
+        for key, value in overlay.items():
+            merged[key] = merge(base.get(key), value)
+        return merged
+    return overlay
+
+
+def _record_origins(layer: Layer, value: Any, path: tuple, origins: dict) -> None:
+    if isinstance(value, dict) and value:
+        origins.pop(path, None)  # an empty mapping set by an earlier layer is now filled in
+        for key, item in value.items():
+            _record_origins(layer, item, path + (key,), origins)
+        return
+    # A replaced list or scalar forgets the origins of whatever it replaced.
+    for known in [known for known in origins if known[: len(path)] == path]:
+        del origins[known]
+    _record_leaf(layer, value, path, origins)
+
+
+def _record_leaf(layer: Layer, value: Any, path: tuple, origins: dict) -> None:
+    origins[path] = Origin(layer.label, layer.locations.get(path))
+    children = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, item in children:
+        _record_leaf(layer, item, path + (key,), origins)
+
+
+# --------------------------------------------------------------------------- resolve one agent
+
+
+def resolve(configs: ConfigSet, agent: str | None) -> ResolvedConfig:
+    """The effective settings for `agent` (None: the default agent), its list entry merged over
+    `agents.defaults`."""
+    entries = configs.tree["agents"]["list"]
+    agent = agent or default_agent_id(entries)
+    entry = find_agent(configs, entries, agent)
+    settings = merge(configs.tree["agents"]["defaults"], {k: v for k, v in entry.items() if k != "id"})
+    return _build(configs.tree, settings, entry, agent, default_agent_id(entries), _cache_config(configs))
+
+
+def find_agent(configs: ConfigSet, entries: list[dict], agent: str) -> dict:
+    """The `agents.list` entry for `agent` ({} when the list is empty); an id not in a non-empty list is an error."""
+    ids = [entry["id"] for entry in entries]
+    for index, entry_id in enumerate(ids):
+        if entry_id in ids[:index]:
+            origin = configs.origins.get(("agents", "list"))
+            raise ConfigError(f"agents.list: duplicate agent id {entry_id!r}", origin.location if origin else None)
+    if agent in ids:
+        return entries[ids.index(agent)]
+    if ids:
+        hint = did_you_mean(agent, ids, f" (known: {', '.join(ids)})")
+        raise ConfigError(f"unknown agent {agent!r}{hint}")
+    return {}
+
+
+def default_agent_id(entries: list[dict]) -> str:
+    """The first list entry's id, or `main`."""
+    return entries[0]["id"] if entries else "main"
+
+
+def _cache_config(configs: ConfigSet) -> CacheConfig:
+    """`prompt.cache`, with where each tier entry was written (its section ids are checked
+    against the catalogue later, when the sections are known)."""
+    tree = configs.tree["prompt"]["cache"]
+    tiers = tuple(tuple(tier) for tier in tree["tiers"])
+    locations = {}
+    for i, tier in enumerate(tiers):
+        for j, name in enumerate(tier):
+            origin = configs.origins.get(("prompt", "cache", "tiers", i, j)) or configs.origins.get(
+                ("prompt", "cache", "tiers")
+            )
+            locations[name] = (
+                origin.location if origin and origin.location else Location(origin.label if origin else "config")
+            )
+    return CacheConfig(
+        tiers, tree["ttl"] or (), tree["openaiKey"], MappingProxyType(locations), tuple(tree["uncachedSessions"])
+    )
+
+
+def _build(
+    tree: Mapping[str, Any], s: dict, entry: dict, agent: str, default_agent: str, cache: CacheConfig
+) -> ResolvedConfig:
+    skills_tree = tree["skills"]
+    limits = {**skills_tree["limits"], **entry.get("skillsLimits", {})}
+    return ResolvedConfig(
+        agent_id=agent,
+        is_default_agent=agent == default_agent,
+        workspace=s["workspace"],
+        budgets=Budgets(s["bootstrapMaxChars"], s["bootstrapTotalMaxChars"], s["bootstrapPromptTruncationWarning"]),
+        heartbeat=HeartbeatConfig(
+            s["heartbeat"]["enabled"], s["heartbeat"]["includeSystemPromptSection"], s["heartbeat"]["prompt"]
+        ),
+        skills=SkillsConfig(
+            allowlist=tuple(s["skills"]) if s["skills"] is not None else None,
+            max_prompt_chars=limits["maxSkillsPromptChars"],
+            max_in_prompt=limits["maxSkillsInPrompt"],
+            disabled=frozenset(name for name, e in skills_tree["entries"].items() if e.get("enabled") is False),
+            extra_dirs=tuple(skills_tree["load"]["extraDirs"]),
+        ),
+        user_timezone=s["userTimezone"],
+        time_format=s["timeFormat"],
+        delegation_mode=s["subagents"]["delegationMode"],
+        gpt5_personality=s["promptOverlays"]["gpt5"]["personality"],
+        image_max_dimension_px=s["imageMaxDimensionPx"],
+        model_aliases=tuple(sorted((m["alias"], model) for model, m in s["models"].items() if "alias" in m)),
+        docs_path=s["docsPath"],
+        plan_tool=tree["tools"]["experimental"]["planTool"],
+        memory_in_groups=s["memoryInGroups"],
+        memory_citations=tree["memory"]["citations"],
+        fs_workspace_only=tree["tools"]["fs"]["workspaceOnly"],
+        acp_enabled=tree["acp"]["enabled"],
+        proactive_orchestration=s["subagents"]["proactiveOrchestration"],
+        boundary_marker=tree["prompt"]["cacheBoundaryMarker"],
+        template_dirs=tuple(tree["prompt"]["templateDirs"]),
+        hooks=tuple(tree["hooks"]["bootstrap"]),
+        context_limits=MappingProxyType(dict(s["contextLimits"])),
+        tree=_freeze(tree),
+        cache=cache,
+    )
+
+
+def _freeze(value: Any) -> Any:
+    if isinstance(value, dict):
+        return MappingProxyType({key: _freeze(item) for key, item in value.items()})
+    if isinstance(value, list):
+        return tuple(_freeze(item) for item in value)
+    return value

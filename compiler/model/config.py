@@ -1,0 +1,198 @@
+"""The config of one agent after every layer is merged and checked."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from .._lib.errors import Location
+
+Side = Literal["stable", "volatile"]
+SIDES: tuple[str, ...] = ("stable", "volatile")
+CACHE_TTLS: tuple[str, ...] = ("5m", "1h")
+"""The lifetimes a provider cache breakpoint can ask for, shortest first."""
+MAX_CACHE_TIERS = 3
+"""Breakpoints the system prompt may use (Anthropic allows four; the runtime keeps one for the
+conversation)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Budgets:
+    """Bootstrap budgets for one agent (SPEC 5.4)."""
+
+    max_chars: int = 20000
+    """Per-file budget."""
+    total_max_chars: int = 60000
+    """Budget across all bootstrap files."""
+    warning: Literal["off", "once", "always"] = "always"
+    """When the fixed truncation notice is rendered."""
+
+
+@dataclass(frozen=True, slots=True)
+class HeartbeatConfig:
+    """Heartbeat settings for one agent."""
+
+    enabled: bool = False
+    """Heartbeats on (they only ever apply to the default agent)."""
+    include_section: bool = True
+    """Whether HEARTBEAT.md and the Heartbeats section reach the prompt."""
+    prompt: str = ""
+    """The heartbeat prompt text."""
+
+
+@dataclass(frozen=True, slots=True)
+class SkillsConfig:
+    """Skill discovery, eligibility and budget settings for one agent."""
+
+    allowlist: tuple[str, ...] | None = None
+    """Skill names the agent may use; None means all."""
+    max_prompt_chars: int = 18000
+    """Budget for the whole `<available_skills>` block."""
+    max_in_prompt: int = 150
+    """At most this many skills are listed."""
+    disabled: frozenset[str] = frozenset()
+    """Names with `skills.entries.<name>.enabled: false`."""
+    extra_dirs: tuple[str, ...] = ()
+    """More skill roots, lowest precedence first."""
+
+
+@dataclass(frozen=True, slots=True)
+class CacheConfig:
+    """`prompt.cache`: how the stable part is cut into provider cache tiers."""
+
+    tiers: tuple[tuple[str, ...], ...] = (
+        ("sections", "AGENTS.md", "TOOLS.md", "IDENTITY.md", "BOOTSTRAP.md"),
+        ("SOUL.md", "USER.md"),
+        ("MEMORY.md", "memory.md"),
+    )
+    """At most three tiers, each a list of file names and section ids (`sections`: every stable
+    section not named elsewhere), least often changed first. `NAME#head` puts the kept head of
+    a cut file in an earlier tier than the rest of it; `dynamic_context` in the last tier moves
+    its breakpoint below the boundary, past the Dynamic Project Context."""
+    ttl: tuple[str, ...] = ()
+    """Requested lifetime per tier (the last repeats); empty: `1h` on the first tier, `5m` after."""
+    openai_key: bool = False
+    """`prompt.cache.openaiKey`: send `prompt_cache_key` (from the stable hash) to OpenAI."""
+    locations: Mapping[str, Any] = field(default_factory=dict)
+    """Where each tier name was written (name -> errors.Location), for errors found later."""
+    uncached_sessions: tuple[str, ...] = ()
+    """`prompt.cache.uncachedSessions`: session kinds whose Anthropic and Bedrock payloads carry
+    no breakpoint (they run further apart than any cache lives: a write would be paid for nothing)."""
+
+
+@dataclass(frozen=True, slots=True)
+class VariableDecl:
+    """A user variable declared in `prompt.variables.<name>`."""
+
+    name: str
+    """What a template writes after `vars.`."""
+    side: Side
+    """`stable`: readable above the cache boundary; `volatile`: only below it."""
+    has_default: bool
+    """Whether the declaration gives a `default`."""
+    default: Any
+    """The default value (frozen plain data); None when there is none."""
+    description: str
+    """What the variable is for (reports)."""
+    where: Location | None
+    """Where it is declared."""
+
+
+@dataclass(frozen=True, slots=True)
+class VariableValue:
+    """A user variable's value from the config: `prompt.values`, or the agent's `promptValues`."""
+
+    name: str
+    """The variable."""
+    value: Any
+    """Frozen plain data."""
+    origin: str
+    """The key and the layer that set it, as `config explain` names them."""
+    where: Location | None
+    """The line that set it."""
+
+
+@dataclass(frozen=True, slots=True)
+class UserVariable:
+    """A user variable with the value this compile uses and where that value came from."""
+
+    name: str
+    """What a template writes after `vars.`."""
+    side: Side
+    """The side of the boundary it may be read on."""
+    value: Any
+    """Frozen plain data."""
+    origin: str
+    """Where the value came from: the declaration's default, a config key, the run facts or `--var`."""
+    description: str = ""
+    """The declaration's description."""
+
+
+@dataclass(frozen=True, slots=True)
+class ResolvedConfig:
+    """Config for one agent after all layers are merged and validated (SPEC 3.1)."""
+
+    agent_id: str
+    """The agent this config was resolved for."""
+    is_default_agent: bool
+    """True for the first `agents.list` entry (or `main` when the list is empty)."""
+    workspace: str
+    """Workspace directory, absolute (a relative one was resolved against its config file)."""
+    budgets: Budgets
+    """Bootstrap budgets."""
+    heartbeat: HeartbeatConfig
+    """Heartbeat settings."""
+    skills: SkillsConfig
+    """Skills settings."""
+    user_timezone: str | None
+    """IANA zone; the Date & Time section appears only when set."""
+    time_format: str
+    """`auto` / `12` / `24`; reported, never rendered above the boundary."""
+    delegation_mode: str
+    """`suggest` / `prefer`."""
+    gpt5_personality: str
+    """`friendly` / `on` / `off`."""
+    image_max_dimension_px: int
+    """Longest image side kept when sanitising transcripts."""
+    model_aliases: tuple[tuple[str, str], ...]
+    """(alias, provider/model) pairs, sorted by alias."""
+    docs_path: str | None
+    """Local docs directory; None uses the public docs URL."""
+    plan_tool: bool
+    """`tools.experimental.planTool`."""
+    boundary_marker: str
+    """The in-band cache boundary marker."""
+    template_dirs: tuple[str, ...]
+    """User template dirs, searched before the built-in ones."""
+    hooks: tuple[str, ...]
+    """`module:function` bootstrap hooks."""
+    context_limits: Mapping[str, Any]
+    """Runtime excerpt budgets; reported only."""
+    tree: Mapping[str, Any]
+    """The whole merged config tree, for `requires.config` lookups and reports."""
+    memory_in_groups: bool = False
+    """`agents.defaults.memoryInGroups`: MEMORY.md also reaches group chats."""
+    memory_citations: str = "auto"
+    """`memory.citations`: `auto` / `on` / `off`."""
+    fs_workspace_only: bool = False
+    """`tools.fs.workspaceOnly`: file tools may only touch the workspace."""
+    acp_enabled: bool = False
+    """`acp.enabled`: sessions_spawn can start external coding harnesses."""
+    proactive_orchestration: bool = False
+    """`agents.defaults.subagents.proactiveOrchestration`: split independent work across sub-agents."""
+    cache: CacheConfig = field(default_factory=CacheConfig)
+    """`prompt.cache`: cache tiers, their lifetimes and the OpenAI cache key."""
+    variables: tuple[VariableDecl, ...] = ()
+    """User variables declared in `prompt.variables`, in the order written."""
+    values: tuple[VariableValue, ...] = ()
+    """Their values from the config for this agent (`prompt.values` under `promptValues`)."""
+
+    def lookup(self, dotted: str) -> Any:
+        """The value at a dotted path in the merged tree, or None."""
+        node: Any = self.tree
+        for part in dotted.split("."):
+            if not isinstance(node, Mapping) or part not in node:
+                return None
+            node = node[part]
+        return node

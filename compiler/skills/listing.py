@@ -1,0 +1,368 @@
+"""The skills block: which discovered skills are eligible, and the `<available_skills>` listing
+within the skills budget (SPEC 6). Discovery itself is skills.py."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Mapping, MutableMapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeGuard
+
+from .._lib import fsutil
+from .._lib.errors import one_line
+from .._lib.reads import Recorder
+from .._lib.text import replace_surrogates
+from ..model.config import ResolvedConfig
+from ..model.workspace import Skill, SkillEntry, SkillsBlock
+from .discover import discover, shown_path
+
+METADATA_NAMESPACES = ("openclaw", "clawdbot")
+"""Sub-mappings of `metadata` that may carry `os` / `requires` (both spellings occur in the wild)."""
+PLATFORM_ALIASES = {"macos": "darwin", "mac": "darwin", "osx": "darwin", "windows": "win32"}
+ELLIPSIS = "..."
+MIN_DESCRIPTION_CHARS = len(ELLIPSIS) + 1
+MAX_REQUIREMENTS = 64
+"""`requires` names one skill may list (bins, anyBins, env and config together); a skill with
+more is ineligible, so a workspace cannot make every compile check thousands of binaries."""
+
+
+# --------------------------------------------------------------------------- eligibility
+
+
+def eligibility(
+    skill: Skill,
+    cfg: ResolvedConfig,
+    *,
+    env: Mapping[str, str],
+    which: Callable[[str], str | None],
+    platform: str,
+) -> str | None:
+    """None when the skill may be listed, else the first reason it may not."""
+    if skill.name in cfg.skills.disabled:
+        return "disabled in config"
+    if cfg.skills.allowlist is not None and skill.name not in cfg.skills.allowlist:
+        return "not in the agent's skills allowlist"
+    listed = requirements(skill)
+    if (count := sum(map(len, listed.values()))) > MAX_REQUIREMENTS:
+        return f"too many requirements ({count}; at most {MAX_REQUIREMENTS} are checked)"
+    checks = (
+        lambda: _os_mismatch(skill, platform),
+        lambda: _missing("binaries not on PATH", listed["bins"], lambda b: which(b) is None),
+        lambda: _missing_any_bin(listed["anyBins"], which),
+        lambda: _missing("environment variables unset", listed["env"], lambda v: not env.get(v)),
+        lambda: _missing("config values not set", listed["config"], lambda p: not cfg.lookup(p)),
+    )
+    return next((reason for check in checks if (reason := check()) is not None), None)
+
+
+REQUIREMENT_KINDS = ("bins", "anyBins", "env", "config")
+
+
+def requirements(skill: Skill) -> dict[str, tuple[str, ...]]:
+    """The names `requires` lists, by kind (a single string counts as one name)."""
+    requires = _metadata_value(skill, "requires")
+    if not _is_mapping(requires):
+        return {kind: () for kind in REQUIREMENT_KINDS}
+    return {kind: _names(requires.get(kind)) for kind in REQUIREMENT_KINDS}
+
+
+def requirement_count(skill: Skill) -> int:
+    """How many names the skill's `requires` lists, all kinds together."""
+    return sum(map(len, requirements(skill).values()))
+
+
+def _metadata_value(skill: Skill, key: str) -> Any:
+    """`metadata.<key>`, else `metadata.openclaw.<key>`, else `metadata.clawdbot.<key>`."""
+    metadata = skill.metadata.get("metadata")
+    if not _is_mapping(metadata):
+        return None
+    candidates = [metadata] + [metadata.get(space) for space in METADATA_NAMESPACES]
+    for candidate in candidates:
+        if _is_mapping(candidate) and key in candidate:
+            return candidate[key]
+    return None
+
+
+def _is_mapping(value: Any) -> TypeGuard[Mapping[str, Any]]:
+    """isinstance(value, Mapping), with the common case (parsed metadata is plain dicts) first:
+    the ABC check costs a microsecond, and a listing asks thousands of times."""
+    return type(value) is dict or isinstance(value, Mapping)
+
+
+def _names(value: Any) -> tuple[str, ...]:
+    """A string or list of strings as a tuple of names; anything else as none."""
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, list):
+        return tuple(item for item in value if isinstance(item, str))
+    return ()
+
+
+def _os_mismatch(skill: Skill, platform: str) -> str | None:
+    """A reason when the skill names operating systems and this platform is not one of them."""
+    wanted = {PLATFORM_ALIASES.get(name.lower(), name.lower()) for name in _names(_metadata_value(skill, "os"))}
+    if not wanted or platform.lower() in wanted:
+        return None
+    return f"only for {', '.join(sorted(wanted))}"
+
+
+def _missing(label: str, names: tuple[str, ...], is_missing: Callable[[str], bool]) -> str | None:
+    """`label: a, b` for the names that fail, or None."""
+    failing = [name for name in names if is_missing(name)]
+    return f"{label}: {', '.join(failing)}" if failing else None
+
+
+def _missing_any_bin(candidates: tuple[str, ...], which: Callable[[str], str | None]) -> str | None:
+    """`requires.anyBins`: at least one of them must be on PATH."""
+    if not candidates or any(which(name) is not None for name in candidates):
+        return None
+    return f"none of these binaries on PATH: {', '.join(candidates)}"
+
+
+# --------------------------------------------------------------------------- the listed block
+
+
+def build(
+    cfg: ResolvedConfig,
+    workspace_root: Path,
+    *,
+    env: Mapping[str, str],
+    which: Callable[[str], str | None],
+    platform: str,
+    tracker: Recorder | None = None,
+    parsed: MutableMapping[str, tuple[Mapping[str, Any] | None, str | None]] | None = None,
+    workspace_identity: fsutil.Identity | None = None,
+) -> SkillsBlock:
+    """The `<available_skills>` block for this agent and every skill's fate.
+
+    Roots: `skills.load.extraDirs` (lowest first; the config stage made them absolute), then
+    `<workspace>/skills`. A workspace skill may not lead out of the workspace, an extra root's
+    skill not out of that root, except into `skills.load.allowSymlinkTargets`. Locations inside
+    the workspace are shown relative to it.
+    """
+    workspace_root = Path(os.path.abspath(workspace_root))
+    extra = [Path(directory) for directory in cfg.skills.extra_dirs]
+    skipped: list[tuple[str, str]] = []
+    found, diagnostics = discover(
+        extra + [workspace_root / "skills"],
+        tracker,
+        bases=[*extra, workspace_root],
+        identities=[*[None] * len(extra), workspace_identity],
+        allowed=allowed_targets(cfg),
+        parsed=parsed,
+        skipped=skipped,
+    )
+    diagnostics += tuple(f"{d}: skills.load.extraDirs entry is not a directory" for d in extra if not d.is_dir())
+    diagnostics += tuple(
+        f"{s.location}: lists {count} requirements (at most {MAX_REQUIREMENTS}); skill not eligible"
+        for s in found
+        if (count := requirement_count(s)) > MAX_REQUIREMENTS
+    )
+    diagnostics = tuple(one_line(d) for d in diagnostics)  # a path or a name may hold a line break
+    shown = [_displayed(skill, workspace_root) for skill in found]
+    reasons = {skill.name: eligibility(skill, cfg, env=env, which=which, platform=platform) for skill in shown}
+    eligible = [skill for skill in shown if reasons[skill.name] is None]
+    candidates = eligible[: cfg.skills.max_in_prompt]
+    listing = fit_listing(candidates, len(eligible), cfg.skills.max_prompt_chars)
+    listed = {skill.name for skill in candidates[: listing.count]}
+    within_count = {skill.name for skill in candidates}
+    entries = tuple(_entry(skill, reasons[skill.name], listed, within_count) for skill in shown)
+    shown_skipped = tuple((shown_path(Path(path), workspace_root), why) for path, why in skipped)
+    return SkillsBlock(listing.text, entries, listing.note, diagnostics, shown_skipped)
+
+
+def allowed_targets(cfg: ResolvedConfig) -> tuple[str, ...]:
+    """`skills.load.allowSymlinkTargets`, resolved: where a skill link may lead outside its root."""
+    configured = cfg.lookup("skills.load.allowSymlinkTargets") or ()
+    return tuple(os.path.realpath(path) for path in configured)
+
+
+def _displayed(skill: Skill, workspace_root: Path) -> Skill:
+    """The skill with its location relative to the workspace when inside it (POSIX slashes)."""
+    root = str(workspace_root).rstrip("/") + "/"
+    if os.sep == "/" and skill.location.startswith(root):  # the walk names paths as strings under the root
+        return Skill(skill.name, skill.description, skill.location[len(root) :], skill.version, skill.metadata)
+    location = Path(skill.location)
+    if location.is_relative_to(workspace_root):
+        shown = location.relative_to(workspace_root).as_posix()
+        return Skill(skill.name, skill.description, shown, skill.version, skill.metadata)
+    return skill
+
+
+def _entry(skill: Skill, ineligible: str | None, listed: set[str], within_count: set[str]) -> SkillEntry:
+    """How one skill fared: listed, ineligible, over the count limit, or cut by the budget. Its
+    name and reason are one printable line (a report shows them so; the prompt keeps the name)."""
+    if skill.name in listed:
+        reason = None
+    elif ineligible is not None:
+        reason = one_line(f"ineligible: {ineligible}")
+    elif skill.name in within_count:
+        reason = "skills budget"
+    else:
+        reason = "over maxSkillsInPrompt"
+    return SkillEntry(one_line(skill.name), skill.location, skill.version, skill.name in listed, reason)
+
+
+@dataclass(frozen=True, slots=True)
+class Listing:
+    """The rendered list and how much of it survived the budget."""
+
+    text: str
+    """The note line (if any) and the `<available_skills>` block; empty when nothing fits."""
+    count: int
+    """How many of the candidate skills are listed."""
+    note: str | None
+    """What was cut, when anything was."""
+
+
+def fit_listing(skills: Sequence[Skill], eligible_total: int, max_chars: int) -> Listing:
+    """The fullest listing within `max_chars`: all descriptions, then shortened ones, then none,
+    then the largest prefix of skills without descriptions.
+    """
+    if not skills:
+        return Listing("", 0, None)
+    sizes = [_fixed_size(skill) for skill in skills]
+
+    def fits(count: int, description_chars: int | None) -> bool:
+        return rendered_length(skills, sizes, count, description_chars, eligible_total) <= max_chars
+
+    count, description_chars = _choose_cut(len(skills), _longest_description(skills), fits)
+    if count == 0:
+        return Listing("", 0, _note(0, eligible_total, 0))
+    text = _render(skills, count, description_chars, eligible_total)
+    return Listing(text, count, _note(count, eligible_total, description_chars))
+
+
+def _choose_cut(total: int, longest: int, fits: Callable[[int, int | None], bool]) -> tuple[int, int | None]:
+    """(count, description limit): None keeps descriptions whole, 0 omits them."""
+    if fits(total, None):
+        return total, None
+    shortened = _largest(MIN_DESCRIPTION_CHARS, longest - 1, lambda chars: fits(total, chars))
+    if shortened is not None:
+        return total, shortened
+    if fits(total, 0):
+        return total, 0
+    return _largest(1, total - 1, lambda count: fits(count, 0)) or 0, 0
+
+
+def _largest(low: int, high: int, ok: Callable[[int], bool]) -> int | None:
+    """The largest value in [low, high] for which the monotone test `ok` holds, or None."""
+    best = None
+    while low <= high:
+        middle = (low + high) // 2
+        if ok(middle):
+            best, low = middle, middle + 1
+        else:
+            high = middle - 1
+    return best
+
+
+def _longest_description(skills: Sequence[Skill]) -> int:
+    """Length of the longest description."""
+    return max(len(skill.description) for skill in skills)
+
+
+def _render(skills: Sequence[Skill], count: int, description_chars: int | None, eligible_total: int) -> str:
+    """The note (when something is cut) and the XML block for the first `count` skills."""
+    lines = ["<available_skills>"]
+    for skill in skills[:count]:
+        lines.extend(_skill_lines(skill, _shorten(skill.description, description_chars)))
+    lines.append("</available_skills>")
+    note = _note(count, eligible_total, description_chars)
+    return "\n".join(([note] if note else []) + lines)
+
+
+def _fixed_size(skill: Skill) -> tuple[int, int]:
+    """(characters, lines) of a skill's element without its description line."""
+    lines = _skill_lines(skill, "")
+    return sum(map(len, lines)), len(lines)
+
+
+_DESCRIPTION_TAGS = len("    <description></description>")
+
+
+def rendered_length(
+    skills: Sequence[Skill],
+    sizes: Sequence[tuple[int, int]],
+    count: int,
+    description_chars: int | None,
+    eligible_total: int,
+) -> int:
+    """len(_render(skills, count, description_chars, eligible_total)), worked out from each
+    skill's fixed size and its shortened description alone: the budget search asks for a
+    dozen lengths, and building every listing to measure it was a cold render's millisecond."""
+    note = _note(count, eligible_total, description_chars)
+    chars = len("<available_skills>") + len("</available_skills>") + (len(note) if note else 0)
+    lines = 2 + (1 if note else 0)
+    for skill, (fixed_chars, fixed_lines) in zip(skills[:count], sizes):
+        chars, lines = chars + fixed_chars, lines + fixed_lines
+        description = _shorten(skill.description, description_chars)
+        if description:
+            chars, lines = chars + _DESCRIPTION_TAGS + len(xml_escape(description)), lines + 1
+    return chars + lines - 1  # the line breaks between the lines
+
+
+def _skill_lines(skill: Skill, description: str) -> list[str]:
+    """One `<skill>` element, indented two spaces, its fields four."""
+    fields = [
+        ("name", skill.name),
+        ("description", description),
+        ("location", skill.location),
+        ("version", skill.version),
+    ]
+    inner = [f"    <{tag}>{xml_escape(value)}</{tag}>" for tag, value in fields if value]
+    return ["  <skill>", *inner, "  </skill>"]
+
+
+def _shorten(description: str, limit: int | None) -> str:
+    """The description cut to `limit` characters with `...`; whole for None, '' for 0."""
+    if limit is None or len(description) <= limit:
+        return description
+    if limit == 0:
+        return ""
+    return description[: limit - len(ELLIPSIS)].rstrip() + ELLIPSIS
+
+
+def _note(count: int, eligible_total: int, description_chars: int | None) -> str | None:
+    """One line saying what was left out of the list, or None when nothing was."""
+    parts = []
+    if count < eligible_total:
+        parts.append(f"{count} of {eligible_total} eligible skills listed")
+    if description_chars == 0:
+        parts.append("descriptions omitted")
+    elif description_chars is not None:
+        parts.append(f"descriptions shortened to {description_chars} characters")
+    return f"(Skills list shortened: {'; '.join(parts)}.)" if parts else None
+
+
+_XML_ESCAPES = {
+    "&": "&amp;",
+    "<": "&lt;",
+    ">": "&gt;",
+    '"': "&quot;",
+    "'": "&apos;",
+    # Line breaks are legal XML, but one field is one line of the list: keep them as references.
+    "\n": "&#10;",
+    "\r": "&#13;",
+    "\x85": "&#133;",
+    "\u2028": "&#8232;",
+    "\u2029": "&#8233;",
+}
+_XML_FORBIDDEN = [*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), *range(0xD800, 0xE000), 0xFFFE, 0xFFFF]
+"""Code points XML 1.0 cannot hold at all, not even as a reference (C0 controls but tab, LF
+and CR; surrogates; U+FFFE and U+FFFF)."""
+_XML_TABLE = {**dict.fromkeys(_XML_FORBIDDEN, "\ufffd"), **{ord(k): v for k, v in _XML_ESCAPES.items()}}
+
+
+_XML_SPECIAL = re.compile(r"[&<>\"'\n\r\x85\u2028\u2029\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+"""Any character xml_escape changes (most fields hold none: they are returned as they are)."""
+
+
+def xml_escape(text: str) -> str:
+    """Text safe inside one XML element on one line: the five special characters and line
+    breaks as references, characters XML forbids replaced by U+FFFD."""
+    if _XML_SPECIAL.search(text) is None:
+        return text
+    return replace_surrogates(text).translate(_XML_TABLE)
