@@ -416,7 +416,7 @@ message_tool_hints: [Reply in threads.]
     ("text", "message"),
     [
         ("exec_sessions: [{status: running}]\n", "exec_sessions[0]: each exec session must be a mapping with an `id`"),
-        ("exec_sessions: [{id: a, pid: x}]\n", "the pid of exec session 'a' must be a whole number"),
+        ("exec_sessions: [{id: a, pid: x}]\n", "exec_sessions[0].pid: expected a whole number, got 'x'"),
         ("reasoning_tag_hint: maybe\n", "reasoning_tag_hint: expected true or false"),
     ],
 )

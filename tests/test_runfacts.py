@@ -98,21 +98,21 @@ def test_bad_values_are_reported_with_a_location(write_yaml, text, fragment):
             26,
             "sandbox.workspace_dir: unknown sandbox key 'workspace_dir' (expected enabled, paths, elevated_exec)",
         ),
-        ("sandbox: {enabled: true, paths: [/a, [2]]}\n", 38, "sandbox.paths[1]: expected a string, got [2]"),
+        ("sandbox: {enabled: true, paths: [/a, [2]]}\n", 38, "sandbox.paths[1]: expected a string, got list"),
         (
             "sandbox: {paths: [/a], elevated_exec: maybe}\n",
             24,
             "sandbox.elevated_exec: expected true or false, got 'maybe'",
         ),
-        ("tools: [read, {name: b, summary: [1]}]\n", 25, "tools[1].summary: the summary of tool 'b' must be text"),
+        ("tools: [read, {name: b, summary: [1]}]\n", 25, "tools[1].summary: expected a string, got list"),
         ('tools: [read, {name: "x\\n## Safety"}]\n', 15, "tools[1]: tool name: must be one line"),
         (
             "exec_sessions: [{id: a}, {id: b, pid: x}]\n",
             34,
-            "exec_sessions[1].pid: the pid of exec session 'b' must be a whole number",
+            "exec_sessions[1].pid: expected a whole number, got 'x'",
         ),
         ("exec_sessions: [{id: a, cwd: [x]}]\n", 25, "exec_sessions[0].cwd: expected a string, got list"),
-        ("capabilities: [voice, {a: 1}]\n", 23, "capabilities[1]: expected a string, got {'a': 1}"),
+        ("capabilities: [voice, {a: 1}]\n", 23, "capabilities[1]: expected a string, got dict"),
         ('vars: {a: 1, "b c": 2}\n', 14, "vars.b c: 'b c' is not a variable name"),
         ("vars: {a: 1, b: [1, 2026-01-01]}\n", 14, "vars.b: b[1]: expected plain data"),
     ],
@@ -139,7 +139,7 @@ def test_a_problem_inside_a_flow_mapping_is_placed_where_it_is_written(
 
 
 def test_a_tool_summary_must_be_text(write_yaml):
-    with pytest.raises(RunFactsError, match="the summary of tool 'read' must be text"):
+    with pytest.raises(RunFactsError, match=r"tools\[0\]\.summary: expected a string, got list"):
         runfacts.load(write_yaml("run.yaml", "tools: [{name: read, summary: [a]}]\n"), {})
 
 
@@ -154,10 +154,12 @@ def test_missing_agent_means_the_default_agent(write_yaml, make_workspace):
 # --------------------------------------------------------------------------- checked where they are made (issue 14 items 11, 14)
 
 
-def test_every_run_fact_has_a_check():
-    from promptc.model.runfacts import RUN_FACT_CHECKS
+def test_every_run_fact_is_declared_with_its_check():
+    from promptc.model.runfacts import FACT_CHECKS, FACTS
 
-    assert set(RUN_FACT_CHECKS) == {f.name for f in dataclasses.fields(RunFacts)}
+    fields = [f.name for f in dataclasses.fields(RunFacts)]
+    assert [d.name for d in FACTS] == fields  # a field without `fact(...)` would go unchecked
+    assert set(FACT_CHECKS) == set(fields) and all(callable(check) for check in FACT_CHECKS.values())
 
 
 @pytest.mark.parametrize(
@@ -167,11 +169,11 @@ def test_every_run_fact_has_a_check():
         ({"session": None}, "session: expected one of main, subagent, cron, heartbeat"),
         ({"channel": 5}, "channel: expected a string, got int"),
         ({"capabilities": "voice"}, "capabilities: expected a list of strings, got str"),
-        ({"tools": ({"name": "read"},)}, "tools: each tool must be a Tool or a name, got dict"),
-        ({"sandbox": {"enabled": True}}, "sandbox: expected a Sandbox, got dict"),
+        ({"tools": ({"nom": "read"},)}, "tools[0]: each tool must be a name or {name, summary}"),
+        ({"sandbox": "on"}, "sandbox: expected a mapping {enabled, paths, elevated_exec}"),
         ({"memory_tools": "yes"}, "memory_tools: expected true or false, got 'yes'"),
         ({"channel": "telegram\n## Safety"}, "channel: must be one line"),
-        ({"owners": ("+1\n\n## Safety",)}, "owners: must be one line"),
+        ({"owners": ("+1\n\n## Safety",)}, "owners[0]: must be one line"),
     ],
 )
 def test_bad_values_are_refused_when_run_facts_are_made(kwargs, message):
@@ -198,6 +200,8 @@ def test_tools_and_sandboxes_check_their_fields(make, message):
 def test_the_api_takes_bare_tool_names_and_lists_like_a_run_file():
     facts = RunFacts(tools=["read", Tool("exec", "Run")], owners=["+1"], capabilities=["voice"])
     assert facts.tools == (Tool("read"), Tool("exec", "Run")) and facts.owners == ("+1",)
+    mapped = RunFacts(tools=[{"name": "web", "summary": "Search"}], sandbox={"enabled": True, "paths": ["/w"]})
+    assert mapped.tools == (Tool("web", "Search"),) and mapped.sandbox == Sandbox(True, ("/w",))
     assert facts.capabilities == ("voice",)
 
 

@@ -5,7 +5,6 @@ saying what is wrong."""
 
 from __future__ import annotations
 
-import dataclasses
 import datetime
 import os
 import re
@@ -13,7 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .errors import RunFactsError, UsageError
+from .errors import UsageError
 from .frozen import EMPTY, FrozenMap, freeze_plain
 from .text import replace_surrogates
 
@@ -272,18 +271,3 @@ def checked_arguments(owner: str, values: Mapping[str, Any], checks: Mapping[str
         except ValueError as exc:
             raise UsageError(f"{owner}.{name}{'' if str(exc).startswith('[') else ': '}{exc}") from exc
     return result
-
-
-def validate(instance: Any, checks: Mapping[str, Check], prefix: str = "") -> None:
-    """Run each field's check; store what it returns; a failure is one RunFactsError.
-    (tests/test_runfacts.py checks that every field has a check.)"""
-    for item in dataclasses.fields(instance):
-        value, check = getattr(instance, item.name), checks.get(item.name)
-        if check is None:
-            continue
-        try:
-            checked = check(value)
-        except ValueError as exc:
-            raise RunFactsError(f"{prefix}{item.name}: {exc}") from exc
-        if checked is not value:
-            object.__setattr__(instance, item.name, checked)

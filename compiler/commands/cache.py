@@ -21,10 +21,10 @@ from ..warm import compiler as engine
 from .common import (
     EXIT_FOUND,
     EXIT_OK,
-    RUN_FACT_FLAGS,
     add_input_flags,
     emit,
     request_from_args,
+    run_fact_flags,
     run_facts,
 )
 
@@ -84,7 +84,7 @@ def _diff(args: argparse.Namespace) -> int:
         before_texts = cache_tiers.unit_texts(before_stable, before_tiers)  # a bundle keeps stable parts only
     else:
         if args.runs is not None:
-            flags = {flag.replace("-", "_"): getattr(args, flag.replace("-", "_")) for flag in RUN_FACT_FLAGS}
+            flags = run_fact_flags(args)
             pair = [dataclasses.replace(request, run=run_facts(path, flags)) for path in args.runs]
         else:  # both name the second directory, so only the files' contents can differ
             shown = f"agents.defaults.workspace={json.dumps(str(args.workspaces[1].absolute()))}"

@@ -20,21 +20,14 @@ from .._lib.lru import LRU
 from .._lib.text import replace_surrogates
 from ..emit import payloads
 from ..inputs import layers, runfacts, yamlsrc
+from ..model.facts import Declared
 from ..model.prompt import Prompt
-from ..model.runfacts import CHAT_TYPES, HARNESSES, PROMPT_MODES, SESSION_KINDS, RunFacts
+from ..model.runfacts import FACTS, RunFacts
 from ..warm import compiler as engine
 from .base import EXIT_BAD_INPUT, EXIT_FOUND, EXIT_OK, Parser, print_error  # noqa: F401 - shared by the commands
 
-RUN_FACT_FLAGS: dict[str, tuple[tuple[str, ...] | None, str]] = {
-    "agent": (None, "agent id (default: the first agents.list entry, or main)"),
-    "session": (SESSION_KINDS, "session kind"),
-    "mode": (PROMPT_MODES, "prompt mode (default: minimal for subagent and cron sessions, else full)"),
-    "harness": (HARNESSES, "harness; codex splits the prompt into instructions, developer and turn"),
-    "channel": (None, "messaging channel (telegram, discord, webchat, ...)"),
-    "chat-type": (CHAT_TYPES, "chat type"),
-    "model": (None, "model id, such as anthropic/claude-sonnet-4-5"),
-}
-"""Run facts that can be given as flags, overriding the `--run` file: (choices, help)."""
+RUN_FACT_FLAGS: tuple[Declared, ...] = tuple(d for d in FACTS if d.fact.flag is not None)
+"""Run facts that can be given as flags, overriding the `--run` file (their declarations say which)."""
 STDIN = "-"
 """`--config -` and `--run -` read standard input; `--out -` writes standard output."""
 
@@ -71,10 +64,11 @@ def add_input_flags(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument("--session-state", type=Path, metavar="FILE", help="session state for the 'once' warning mode")
     facts = parser.add_argument_group("run-fact overrides (win over the --run file)")
-    for flag, (choices, summary) in RUN_FACT_FLAGS.items():
-        metavar = "{" + ",".join(choices) + "}" if choices else flag.upper().replace("-", "_")
+    for declared in RUN_FACT_FLAGS:
+        choices, summary = declared.choices, declared.fact.flag
+        metavar = "{" + ",".join(choices) + "}" if choices else declared.name.upper()
         shown = f"{summary}: one of {', '.join(choices)}" if choices else summary
-        facts.add_argument(f"--{flag}", metavar=metavar, help=shown)
+        facts.add_argument(runfacts.flag_name(declared.name), metavar=metavar, help=shown, dest=declared.name)
 
 
 def add_config_flags(group: argparse._ActionsContainer) -> None:
@@ -99,7 +93,7 @@ def add_config_flags(group: argparse._ActionsContainer) -> None:
 
 def request_from_args(args: argparse.Namespace) -> pipeline.Request:
     """Build a compile request from parsed flags (`-` inputs read from standard input)."""
-    flags = {flag.replace("-", "_"): getattr(args, flag.replace("-", "_")) for flag in RUN_FACT_FLAGS}
+    flags = run_fact_flags(args)
     _one_stdin(args)
     paths, stdin_layers = config_sources(args.config)
     return pipeline.Request(
@@ -113,6 +107,11 @@ def request_from_args(args: argparse.Namespace) -> pipeline.Request:
         session_state=args.session_state,
         now=now_utc(),
     )
+
+
+def run_fact_flags(args: argparse.Namespace) -> dict[str, str | None]:
+    """The run-fact flags as given (None: not given), by fact name."""
+    return {declared.name: getattr(args, declared.name) for declared in RUN_FACT_FLAGS}
 
 
 def _one_stdin(args: argparse.Namespace) -> None:

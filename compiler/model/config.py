@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -9,9 +10,14 @@ from typing import Any, Literal
 from .._lib.errors import Location
 
 Side = Literal["stable", "volatile"]
-SIDES: tuple[str, ...] = ("stable", "volatile")
-CACHE_TTLS: tuple[str, ...] = ("5m", "1h")
+"""Which side of the cache boundary a section or variable is on."""
+SIDES: tuple[str, ...] = typing.get_args(Side)
+CacheTTL = Literal["5m", "1h"]
+CACHE_TTLS: tuple[str, ...] = typing.get_args(CacheTTL)
 """The lifetimes a provider cache breakpoint can ask for, shortest first."""
+TruncationWarning = Literal["off", "once", "always"]
+TRUNCATION_WARNINGS: tuple[str, ...] = typing.get_args(TruncationWarning)
+"""When the fixed truncation notice is shown: never, once per truncation, always."""
 MAX_CACHE_TIERS = 3
 """Breakpoints the system prompt may use (Anthropic allows four; the runtime keeps one for the
 conversation)."""
@@ -25,7 +31,7 @@ class Budgets:
     """Per-file budget."""
     total_max_chars: int = 60000
     """Budget across all bootstrap files."""
-    warning: Literal["off", "once", "always"] = "always"
+    warning: TruncationWarning = "always"
     """When the fixed truncation notice is rendered."""
 
 

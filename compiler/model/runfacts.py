@@ -1,166 +1,276 @@
-"""Run facts: what one turn tells the compiler besides config, each fact declared once."""
+"""Run facts: what one turn tells the compiler besides config, each fact declared once (`fact`)."""
 
 from __future__ import annotations
 
+import dataclasses
+import re
+import typing
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Any, Final, Literal
 
 from .._lib import checks
 from .._lib.frozen import EMPTY
+from .facts import Declared, Inside, declared, each, fact, read_level
+from .runparts import ExecSession, Sandbox, Tool, validate_fields
 
 SessionKind = Literal["main", "subagent", "cron", "heartbeat"]
 PromptMode = Literal["full", "minimal", "none"]
-SESSION_KINDS: tuple[str, ...] = ("main", "subagent", "cron", "heartbeat")
-PROMPT_MODES: tuple[str, ...] = ("full", "minimal", "none")
-HARNESSES: tuple[str, ...] = ("default", "codex")
-CHAT_TYPES: tuple[str, ...] = ("direct", "group")
-
-
-@dataclass(frozen=True, slots=True)
-class Tool:
-    """One tool the model can call this turn."""
-
-    name: str
-    """The tool's name as the runtime spells it."""
-    summary: str = ""
-    """A one-line description; empty renders the bare name."""
-
-    def __post_init__(self) -> None:
-        checks.validate(self, {"name": checks.one_line_text, "summary": checks.one_line_text}, "tool ")
-
-
-@dataclass(frozen=True, slots=True)
-class Sandbox:
-    """Where the agent's commands run."""
-
-    enabled: bool = False
-    """Whether tool calls are confined to a sandbox."""
-    paths: tuple[str, ...] = ()
-    """Paths visible inside the sandbox; the first is the working directory."""
-    elevated_exec: bool = False
-    """Whether an elevated (host) exec escape hatch exists."""
-
-    def __post_init__(self) -> None:
-        fields = {"enabled": checks.flag, "paths": checks.one_line_texts, "elevated_exec": checks.flag}
-        checks.validate(self, fields, "sandbox.")
-
-
-@dataclass(frozen=True, slots=True)
-class ExecSession:
-    """A background exec session still running in this scope."""
-
-    id: str
-    """The session id the process tool takes."""
-    status: str = "running"
-    """What the runtime reports (`running`, `waiting`, ...)."""
-    name: str = ""
-    """The command or label it was started with."""
-    pid: int | None = None
-    """Process id, when known."""
-    cwd: str | None = None
-    """Working directory, when known."""
-
-    def __post_init__(self) -> None:
-        # The name is a command line, which may span lines: the runtime section folds it.
-        fields = {
-            "id": checks.one_line_text,
-            "status": checks.one_line_text,
-            "name": checks.text,
-            "pid": checks.optional(checks.whole_number),
-            "cwd": checks.optional(checks.one_line_text),
-        }
-        checks.validate(self, fields, "exec session ")
-
+Harness = Literal["default", "codex"]
+ChatType = Literal["direct", "group"]
+Delivery = Literal["normal", "message_tool_only"]
+SESSION_KINDS: tuple[str, ...] = typing.get_args(SessionKind)
+PROMPT_MODES: tuple[str, ...] = typing.get_args(PromptMode)
+HARNESSES: tuple[str, ...] = typing.get_args(Harness)
+CHAT_TYPES: tuple[str, ...] = typing.get_args(ChatType)
 
 MEMORY_TOOL_NAMES: tuple[str, ...] = ("memory_search", "memory_get")
 """The tools that make workspace memory searchable."""
 
 
+def _user_values(value: Any) -> Any:
+    """A run file's `vars`: each name and value checked where it is written."""
+    if not isinstance(value, Mapping):
+        raise ValueError("expected a mapping of user variable names to values")
+    for name, item in value.items():
+        problem = checks.variable_name(name)
+        if problem is None:
+            try:
+                checks.plain(item, str(name))
+            except ValueError as exc:
+                problem = str(exc)
+        if problem is not None:
+            raise Inside((str(name),), problem)
+    return value
+
+
+def blank_to_none(text: str | None) -> str | None:
+    """None for a blank text."""
+    return text if text and text.strip() else None
+
+
+def _or_off(level: str | None) -> str:
+    return level or "off"
+
+
+def canonical_capabilities(capabilities: tuple[str, ...]) -> tuple[str, ...]:
+    """Lowercased, trimmed, deduplicated, sorted; blanks dropped."""
+    return tuple(sorted({cap.strip().lower() for cap in capabilities if cap.strip()}))
+
+
+def one_line(value: str) -> str:
+    """Runs of white space (line breaks too) as one space, trimmed."""
+    return re.sub(r"\s+", " ", str(value)).strip()
+
+
+def _owners(owners: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(owner for owner in dict.fromkeys(o.strip() for o in owners) if owner)
+
+
+def _hints(hints: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(one_line(hint) for hint in hints if hint.strip())
+
+
+def _sessions(sessions: tuple[ExecSession, ...]) -> tuple[dict[str, Any], ...]:
+    shown = (dataclasses.asdict(session) for session in sessions)
+    return tuple({key: one_line(v) if isinstance(v, str) else v for key, v in session.items()} for session in shown)
+
+
+def _sandbox(sandbox: Sandbox) -> dict[str, Any]:
+    return {
+        "enabled": sandbox.enabled,
+        "paths": tuple(dict.fromkeys(sandbox.paths)),
+        "elevated_exec": sandbox.elevated_exec,
+    }
+
+
+_TEXT = checks.optional(checks.text)
+"""Free text given to the model, which may span lines."""
+_TOOLS = each(Tool.of, "tools")
+_VOLATILE: Final = "volatile"
+_VARIANT: Final = "variant"
+
+
 @dataclass(frozen=True, slots=True)
 class RunFacts:
-    """Everything about one turn that is not config (SPEC 3.2). Keys match `--run` files."""
+    """Everything about one turn that is not config. Keys match `--run` files; each field's
+    `fact(...)` declaration is the whole story of that fact (see model/facts.py)."""
 
-    agent: str | None = None
-    """The agent id, matched against `agents.list[].id`; None means the default agent (the
-    first `agents.list` entry, or `main`)."""
-    session: SessionKind = "main"
-    """The kind of session this turn belongs to."""
-    mode: PromptMode | None = None
-    """Prompt mode; None means the default for the session kind."""
-    harness: Literal["default", "codex"] = "default"
-    """`codex` splits the output into instructions / developer / turn surfaces."""
-    channel: str | None = None
-    """Messaging channel (telegram, discord, webchat, ...)."""
-    chat_type: Literal["direct", "group"] | None = None
-    """Direct or group chat."""
-    capabilities: tuple[str, ...] = ()
-    """Channel capabilities, canonicalised (lowercased, deduplicated, sorted)."""
-    delivery: Literal["normal", "message_tool_only"] = "normal"
-    """How replies reach the user."""
-    native_approvals: bool = False
-    """Whether the channel shows native approval cards."""
-    tools: tuple[Tool, ...] = ()
-    """Tools available this turn, in the caller's order (the renderer canonicalises)."""
-    sandbox: Sandbox = field(default_factory=Sandbox)
-    """Sandbox facts."""
-    provider: str | None = None
-    """Model provider id (anthropic, openai, codex, ...)."""
-    model_api: str | None = None
-    """Model API family (anthropic-messages, openai-responses, ...)."""
-    model: str | None = None
-    """Model id, usually `provider/model`."""
-    default_model: str | None = None
-    """The agent's configured default model."""
-    host: str | None = None
-    """Host name for the runtime line."""
-    os: str | None = None
-    """Operating system for the runtime line."""
-    arch: str | None = None
-    """CPU architecture for the runtime line."""
-    python: str | None = None
-    """Python version for the runtime line."""
-    shell: str | None = None
-    """Shell for the runtime line."""
-    repo_root: str | None = None
-    """Repository root for the runtime line."""
-    thinking: str | None = None
-    """Thinking level; None renders `off`."""
-    reasoning: str | None = None
-    """Reasoning visibility (off / on / stream); None renders `off`."""
-    owners: tuple[str, ...] = ()
-    """Allowlisted sender ids."""
-    extra_prompt: str | None = None
-    """Group-chat or sub-agent context supplied by the runtime."""
-    reactions: str | None = None
-    """Reaction guidance level (minimal / extensive)."""
-    tts_hint: str | None = None
-    """Text-to-speech hint."""
-    heartbeat_prompt: str | None = None
-    """Heartbeat prompt override for this turn; None uses the configured one."""
-    memory_tools: bool | None = None
-    """Whether memory_search / memory_get are available; None derives it from `tools`."""
-    light_context: bool = False
-    """Lightweight bootstrap context (heartbeat keeps HEARTBEAT.md only; cron keeps nothing)."""
-    startup_memory: str | None = None
-    """Recent daily-memory excerpt on the first turn after /new or /reset."""
-    reasoning_tag_hint: bool = False
-    """The provider reads reasoning out of tagged reply blocks, so the reply format is spelled out."""
-    deferred_tools: tuple[Tool, ...] = ()
-    """Tools whose schemas are not sent up front: the model loads one before calling it."""
-    exec_sessions: tuple[ExecSession, ...] = ()
-    """Background exec sessions still running in this scope."""
-    message_tool_hints: tuple[str, ...] = ()
-    """Extra lines the channel adds to the message-tool guidance."""
-    vars: Mapping[str, Any] = EMPTY
-    """Values of user variables (declared in `prompt.variables`) for this turn; they win over
-    the config's. Plain data, stored frozen: lists as tuples, mappings as FrozenMaps."""
-    var_origins: Mapping[str, str] = EMPTY
-    """Where each of `vars` came from, for reports and errors (`run.yaml:4:3`, `--var
-    company=Initech`); a name without one reads `run facts`."""
+    agent: str | None = fact(
+        None,
+        doc="The agent id, matched against `agents.list[].id`; none: the default agent (the first "
+        "`agents.list` entry, or `main`).",
+        flag="agent id (default: the first agents.list entry, or main)",
+        replay=_VARIANT,
+    )
+    session: SessionKind = fact(
+        "main", doc="The kind of session this turn belongs to.", flag="session kind", side="stable", replay=_VARIANT
+    )
+    mode: PromptMode | None = fact(
+        None,
+        doc="Prompt mode; none: minimal for subagent and cron sessions, else full.",
+        flag="prompt mode (default: minimal for subagent and cron sessions, else full)",
+        replay=_VARIANT,
+    )
+    harness: Harness = fact(
+        "default",
+        doc="`codex` splits the output into instructions, developer and turn surfaces.",
+        flag="harness; codex splits the prompt into instructions, developer and turn",
+        side="stable",
+        replay=_VARIANT,
+    )
+    channel: str | None = fact(
+        None,
+        doc="Messaging channel (telegram, discord, webchat, ...).",
+        flag="messaging channel (telegram, discord, webchat, ...)",
+        side="volatile",
+        replay=_VOLATILE,
+    )
+    chat_type: ChatType | None = fact(
+        None, doc="Direct or group chat.", flag="chat type", side="volatile", replay=_VARIANT
+    )
+    capabilities: tuple[str, ...] = fact(
+        (),
+        doc="Channel capabilities (templates see them lowercased, deduplicated, sorted).",
+        check=each(checks.one_line_text, "strings"),
+        side="volatile",
+        variable=canonical_capabilities,
+        replay=_VOLATILE,
+    )
+    delivery: Delivery = fact("normal", doc="How replies reach the user.", side="stable")
+    native_approvals: bool = fact(
+        False, doc="The channel shows native approval cards.", side="volatile", replay=_VOLATILE
+    )
+    tools: tuple[Tool, ...] = fact(
+        (),
+        doc="Tools available this turn, in the caller's order (templates see them canonicalised): "
+        "names, or `{name, summary}`.",
+        check=_TOOLS,
+    )
+    sandbox: Sandbox = fact(
+        factory=Sandbox,
+        doc="Sandbox facts: `{enabled, paths, elevated_exec}`.",
+        check=Sandbox.of,
+        side="stable",
+        variable=_sandbox,
+    )
+    provider: str | None = fact(None, doc="Model provider id (anthropic, openai, codex, ...).", replay=_VARIANT)
+    model_api: str | None = fact(
+        None, doc="Model API family (anthropic-messages, openai-responses, ...).", replay=_VOLATILE
+    )
+    model: str | None = fact(
+        None,
+        doc="Model id, usually `provider/model`.",
+        flag="model id, such as anthropic/claude-sonnet-4-5",
+        side="volatile",
+    )
+    default_model: str | None = fact(None, doc="The agent's configured default model.", replay=_VOLATILE)
+    host: str | None = fact(None, doc="Host name for the runtime line.", replay=_VOLATILE)
+    os: str | None = fact(None, doc="Operating system for the runtime line.", replay=_VOLATILE)
+    arch: str | None = fact(None, doc="CPU architecture for the runtime line.", replay=_VOLATILE)
+    python: str | None = fact(None, doc="Python version for the runtime line.", replay=_VOLATILE)
+    shell: str | None = fact(None, doc="Shell for the runtime line.", replay=_VOLATILE)
+    repo_root: str | None = fact(None, doc="Repository root for the runtime line.", replay=_VOLATILE)
+    thinking: str | None = fact(
+        None,
+        doc="Thinking level (templates see `off` when unset).",
+        read=read_level,
+        side="volatile",
+        variable=_or_off,
+        replay=_VOLATILE,
+    )
+    reasoning: str | None = fact(
+        None,
+        doc="Reasoning visibility: off / on / stream (templates see `off` when unset).",
+        read=read_level,
+        side="volatile",
+        variable=_or_off,
+        replay=_VOLATILE,
+    )
+    owners: tuple[str, ...] = fact(
+        (),
+        doc="Allowlisted sender ids (templates see them in the order given, trimmed, duplicates dropped).",
+        check=each(checks.one_line_text, "strings"),
+        side="volatile",
+        variable=_owners,
+        replay=_VOLATILE,
+    )
+    extra_prompt: str | None = fact(
+        None,
+        doc="Group-chat or sub-agent context supplied by the runtime.",
+        check=_TEXT,
+        side="volatile",
+        variable=blank_to_none,
+        replay=_VOLATILE,
+    )
+    reactions: str | None = fact(
+        None,
+        doc="Reaction guidance level (minimal / extensive).",
+        side="volatile",
+        variable=blank_to_none,
+        replay=_VOLATILE,
+    )
+    tts_hint: str | None = fact(
+        None, doc="Text-to-speech hint.", check=_TEXT, side="volatile", variable=blank_to_none, replay=_VOLATILE
+    )
+    heartbeat_prompt: str | None = fact(
+        None, doc="Heartbeat prompt for this turn; none uses the configured one.", check=_TEXT, replay=_VOLATILE
+    )
+    memory_tools: bool | None = fact(
+        None, doc="Whether memory_search / memory_get are available; none derives it from `tools`."
+    )
+    light_context: bool = fact(
+        False, doc="Lightweight bootstrap context (heartbeat keeps HEARTBEAT.md only; cron keeps nothing)."
+    )
+    startup_memory: str | None = fact(
+        None,
+        doc="Recent daily-memory excerpt on the first turn after /new or /reset.",
+        check=_TEXT,
+        side="volatile",
+        variable=blank_to_none,
+        replay=_VOLATILE,
+    )
+    reasoning_tag_hint: bool = fact(
+        False,
+        doc="The provider reads reasoning out of tagged reply blocks, so the reply format is spelled out.",
+        side="stable",
+    )
+    deferred_tools: tuple[Tool, ...] = fact(
+        (), doc="Tools whose schemas are not sent up front: the model loads one before calling it.", check=_TOOLS
+    )
+    exec_sessions: tuple[ExecSession, ...] = fact(
+        (),
+        doc="Background exec sessions still running in this scope: `{id, status, name, pid, cwd}`.",
+        check=each(ExecSession.of, "exec sessions"),
+        side="volatile",
+        variable=_sessions,
+        replay=_VOLATILE,
+    )
+    message_tool_hints: tuple[str, ...] = fact(
+        (),
+        doc="Extra lines the channel adds to the message-tool guidance.",
+        check=each(checks.one_line_text, "strings"),
+        side="volatile",
+        variable=_hints,
+        replay=_VOLATILE,
+    )
+    vars: Mapping[str, Any] = fact(
+        EMPTY,
+        doc="Values of user variables (declared in `prompt.variables`) for this turn; they win over the "
+        "config's. Plain data, stored frozen: lists as tuples, mappings as FrozenMaps.",
+        check=checks.user_values,
+        read=_user_values,
+    )
+    var_origins: Mapping[str, str] = fact(
+        EMPTY,
+        doc="Where each of `vars` came from (`run.yaml:4:3`, `--var company=Initech`); a name without one "
+        "reads `run facts`.",
+        check=checks.texts_by_name,
+        file=False,
+    )
 
     def __post_init__(self) -> None:
-        checks.validate(self, RUN_FACT_CHECKS)
+        validate_fields(self, FACT_CHECKS)
 
     @property
     def effective_mode(self) -> PromptMode:
@@ -184,76 +294,7 @@ class RunFacts:
         return bool(self.memory_tool_names)
 
 
-def _tools(value: Any) -> tuple[Tool, ...]:
-    """Tools, each a Tool or a bare name (as a `--run` file allows)."""
-    if isinstance(value, (str, bytes)) or not isinstance(value, (tuple, list)):
-        raise ValueError(f"expected a list of tools, got {type(value).__name__}")
-    return tuple(_tool(item) for item in value)
-
-
-def _tool(item: Any) -> Tool:
-    if isinstance(item, str):
-        return Tool(item)
-    if not isinstance(item, Tool):
-        raise ValueError(f"each tool must be a Tool or a name, got {type(item).__name__}")
-    return item
-
-
-def _exec_sessions(value: Any) -> tuple[ExecSession, ...]:
-    """ExecSession values, stored as a tuple."""
-    if isinstance(value, (str, bytes)) or not isinstance(value, (tuple, list)):
-        raise ValueError(f"expected a list of exec sessions, got {type(value).__name__}")
-    if not all(isinstance(item, ExecSession) for item in value):
-        raise ValueError("each exec session must be an ExecSession")
-    return tuple(value)
-
-
-def _sandbox(value: Any) -> Sandbox:
-    """A Sandbox."""
-    if not isinstance(value, Sandbox):
-        raise ValueError(f"expected a Sandbox, got {type(value).__name__}")
-    return value
-
-
-RUN_FACT_CHECKS: dict[str, checks.Check] = {
-    "agent": checks.optional(checks.one_line_text),
-    "session": checks.choice(*SESSION_KINDS),
-    "mode": checks.choice(*PROMPT_MODES, None),
-    "harness": checks.choice(*HARNESSES),
-    "channel": checks.optional(checks.one_line_text),
-    "chat_type": checks.choice(*CHAT_TYPES, None),
-    "capabilities": checks.one_line_texts,
-    "delivery": checks.choice("normal", "message_tool_only"),
-    "native_approvals": checks.flag,
-    "tools": _tools,
-    "sandbox": _sandbox,
-    **dict.fromkeys(
-        (
-            "provider",
-            "model_api",
-            "model",
-            "default_model",
-            "host",
-            "os",
-            "arch",
-            "python",
-            "shell",
-            "repo_root",
-            "thinking",
-            "reasoning",
-            "reactions",
-        ),
-        checks.optional(checks.one_line_text),
-    ),
-    "owners": checks.one_line_texts,
-    **dict.fromkeys(("extra_prompt", "tts_hint", "heartbeat_prompt", "startup_memory"), checks.optional(checks.text)),
-    "memory_tools": checks.optional(checks.flag),
-    "light_context": checks.flag,
-    "reasoning_tag_hint": checks.flag,
-    "deferred_tools": _tools,
-    "exec_sessions": _exec_sessions,
-    "message_tool_hints": checks.one_line_texts,
-    "vars": checks.user_values,
-    "var_origins": checks.texts_by_name,
-}
-"""The check of every RunFacts field; the multi-line ones are free text given to the model."""
+FACTS: tuple[Declared, ...] = declared(RunFacts)
+"""Every run fact's declaration, completed from its type, in field order."""
+FACT_CHECKS: dict[str, checks.Check] = {d.name: d.check for d in FACTS}
+"""The check of every RunFacts field."""

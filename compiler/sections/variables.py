@@ -1,4 +1,5 @@
-"""Every variable a section template can read, declared once with its side (SPEC 3.3).
+"""Every variable a section template can read, with its side: each run fact declared with a side
+(model/runfacts.py) under its own name, and the variables built from several inputs declared here.
 
 Stable sections are rendered with a context holding only the stable variables, so a stable
 template that reads a volatile one fails with an undefined-variable error; `promptc lint`
@@ -7,23 +8,19 @@ finds the same mistake statically.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..inputs.contributions import Contribution
 from ..model.config import ResolvedConfig, UserVariable
-from ..model.runfacts import MEMORY_TOOL_NAMES, RunFacts, Tool
+from ..model.runfacts import FACTS, MEMORY_TOOL_NAMES, RunFacts, Tool, blank_to_none, canonical_capabilities, one_line
 from ..model.workspace import LoadedWorkspace
 from . import uservars
 
-STABLE: dict[str, str] = {
+DERIVED_STABLE: dict[str, str] = {
     "mode": "prompt mode: full / minimal / none",
-    "session": "session kind: main / subagent / cron / heartbeat",
-    "harness": "default / codex",
     "agent_id": "the agent being compiled",
     "tools": "canonical tool list: known tools in fixed order, then the rest sorted; ({name, summary}, ...)",
     "tool_names": "lowercased tool names, sorted (a tuple: `'exec' in tool_names` works, so does a loop)",
@@ -33,14 +30,12 @@ STABLE: dict[str, str] = {
     "memory_search": "memory_search is available",
     "memory_get": "memory_get is available",
     "memory_citations": "memory.citations: auto / on / off",
-    "reasoning_tag_hint": "the provider reads reasoning from tagged reply blocks",
     "deferred_tools": "tools whose schemas are loaded on demand, in the tools' order: ({name, summary}, ...)",
     "fs_workspace_only": "tools.fs.workspaceOnly",
     "acp_enabled": "acp.enabled and no sandbox: sessions_spawn can start coding harnesses",
     "proactive_orchestration": "agents.defaults.subagents.proactiveOrchestration",
     "git_repo": "the workspace root is a git repository",
     "bootstrap_pending": "BOOTSTRAP.md is injected: setup is still pending",
-    "sandbox": "{enabled, paths, elevated_exec}; paths in the order given, duplicates dropped",
     "workspace_dir": "the working directory shown to the model",
     "docs_path": "local docs directory, or none",
     "docs_url": "the public documentation URL",
@@ -51,34 +46,29 @@ STABLE: dict[str, str] = {
     "stable_files": "bootstrap files above the boundary, in load order: ({name, text, open, close, truncated}, ...)",
     "has_soul": "SOUL.md is among the stable files",
     "truncation_notice": "the fixed bootstrap notice is shown",
-    "delivery": "normal / message_tool_only",
     "provider_prefix": "merged provider stable prefix, or empty",
     "vars": "user variables (prompt.variables), in declaration order: vars.<name>; above the boundary only the stable ones",
 }
 
-VOLATILE: dict[str, str] = {
-    "channel": "messaging channel, or none",
-    "chat_type": "direct / group, or none",
-    "capabilities": "channel capabilities: lowercased, deduplicated, sorted",
-    "native_approvals": "the channel shows native approval cards",
-    "owners": "allowlisted sender ids, in the order given, duplicates dropped",
-    "model": "model id, or none",
+DERIVED_VOLATILE: dict[str, str] = {
     "runtime_fields": "((key, value), ...) for the runtime line, in its fixed order",
     "heartbeat_prompt": "heartbeat prompt when heartbeats apply to this agent, else none",
-    "extra_prompt": "group or sub-agent context, or none",
-    "reactions": "reaction guidance level, or none",
-    "tts_hint": "text-to-speech hint, or none",
-    "thinking": "thinking level (off when unset)",
-    "reasoning": "reasoning visibility (off when unset)",
     "dynamic_files": "bootstrap files below the boundary, in load order: ({name, text, open, close}, ...)",
-    "startup_memory": "recent daily-memory excerpt on a /new or /reset first turn, or none",
     "provider_suffix": "merged provider dynamic suffix, or empty",
     "tool_call_style_overridden": "a provider replaced the tool_call_style slot",
     "inline_buttons": "the channel can show inline buttons (capability inlineButtons)",
     "rich_text": "the channel renders rich text (capability richText)",
-    "exec_sessions": "background exec sessions still running, in the order given: ({id, status, name, pid, cwd}, ...)",
-    "message_tool_hints": "extra message-tool lines from the channel, in the order given",
 }
+
+
+def _fact_variables(side: str) -> dict[str, str]:
+    return {d.name: d.fact.doc for d in FACTS if d.fact.side == side}
+
+
+STABLE: dict[str, str] = {**_fact_variables("stable"), **DERIVED_STABLE}
+"""Every variable of the stable context, with what it holds."""
+VOLATILE: dict[str, str] = {**_fact_variables("volatile"), **DERIVED_VOLATILE}
+"""Every variable the volatile context adds."""
 
 DOCS_URL = "https://docs.openclaw.ai"
 SOURCE_URL = "https://github.com/openclaw/openclaw"
@@ -195,9 +185,8 @@ def _stable(cfg, run, workspace, contribution, workspace_dir) -> dict[str, Any]:
     files = tuple(_file(f) for f in workspace.files if f.injected and not f.dynamic)
     memory = run.memory_tool_names
     return {
+        **fact_values(run, "stable"),
         "mode": run.effective_mode,
-        "session": run.session,
-        "harness": run.harness,
         "agent_id": cfg.agent_id,
         "tools": tools,
         "tool_names": tuple(sorted({tool["name"].lower() for tool in tools})),
@@ -207,18 +196,12 @@ def _stable(cfg, run, workspace, contribution, workspace_dir) -> dict[str, Any]:
         "memory_search": "memory_search" in memory,
         "memory_get": "memory_get" in memory,
         "memory_citations": cfg.memory_citations,
-        "reasoning_tag_hint": run.reasoning_tag_hint,
         "deferred_tools": canonical_tools(run.deferred_tools, summaries=False),
         "fs_workspace_only": cfg.fs_workspace_only,
         "acp_enabled": cfg.acp_enabled and not run.sandbox.enabled,
         "proactive_orchestration": cfg.proactive_orchestration,
         "git_repo": workspace.facts.git_repo,
         "bootstrap_pending": any(f["name"] == "BOOTSTRAP.md" for f in files),
-        "sandbox": {
-            "enabled": run.sandbox.enabled,
-            "paths": _distinct(run.sandbox.paths),
-            "elevated_exec": run.sandbox.elevated_exec,
-        },
         "workspace_dir": workspace_dir,
         "docs_path": cfg.docs_path,
         "docs_url": DOCS_URL,
@@ -229,35 +212,30 @@ def _stable(cfg, run, workspace, contribution, workspace_dir) -> dict[str, Any]:
         "stable_files": files,
         "has_soul": any(f["name"] == "SOUL.md" for f in files),
         "truncation_notice": workspace.show_truncation_notice,
-        "delivery": run.delivery,
         "provider_prefix": contribution.stable_prefix or "",
     }
 
 
 def _volatile(cfg, run, workspace, contribution) -> dict[str, Any]:
     return {
-        "channel": run.channel,
-        "chat_type": run.chat_type,
-        "capabilities": canonical_capabilities(run.capabilities),
-        "native_approvals": run.native_approvals,
-        "owners": tuple(owner for owner in _distinct(o.strip() for o in run.owners) if owner),
-        "model": run.model,
+        **fact_values(run, "volatile"),
         "runtime_fields": runtime_fields(cfg, run),
         "heartbeat_prompt": heartbeat_prompt(cfg, run),
-        "extra_prompt": _blank_to_none(run.extra_prompt),
-        "reactions": _blank_to_none(run.reactions),
-        "tts_hint": _blank_to_none(run.tts_hint),
-        "thinking": run.thinking or "off",
-        "reasoning": run.reasoning or "off",
         "dynamic_files": tuple(_file(f) for f in workspace.files if f.injected and f.dynamic),
-        "startup_memory": _blank_to_none(run.startup_memory),
         "provider_suffix": contribution.dynamic_suffix or "",
         "tool_call_style_overridden": "tool_call_style" in contribution.section_overrides,
         "inline_buttons": "inlinebuttons" in canonical_capabilities(run.capabilities),
         "rich_text": "richtext" in canonical_capabilities(run.capabilities),
-        "exec_sessions": tuple(_exec_session(session) for session in run.exec_sessions),
-        "message_tool_hints": tuple(_one_line(hint) for hint in run.message_tool_hints if hint.strip()),
     }
+
+
+def fact_values(run: RunFacts, side: str) -> dict[str, Any]:
+    """The run facts declared as variables of `side`, as their declarations show them."""
+    return {d.name: (d.fact.variable or _same)(getattr(run, d.name)) for d in FACTS if d.fact.side == side}
+
+
+def _same(value: Any) -> Any:
+    return value
 
 
 def canonical_tools(tools: tuple[Tool, ...], *, summaries: bool = True) -> tuple[dict[str, str], ...]:
@@ -275,11 +253,6 @@ def canonical_tools(tools: tuple[Tool, ...], *, summaries: bool = True) -> tuple
     return tuple({"name": tool.name, "summary": tool.summary or builtin.get(key, "")} for key, tool in ordered)
 
 
-def canonical_capabilities(capabilities: tuple[str, ...]) -> tuple[str, ...]:
-    """Lowercased, trimmed, deduplicated, sorted; blanks dropped."""
-    return tuple(sorted({cap.strip().lower() for cap in capabilities if cap.strip()}))
-
-
 def heartbeat_prompt(cfg: ResolvedConfig, run: RunFacts) -> str | None:
     """The heartbeat prompt on a heartbeat run of the default agent (unless
     `includeSystemPromptSection` is off): the run's own prompt, else the configured one, else
@@ -288,7 +261,7 @@ def heartbeat_prompt(cfg: ResolvedConfig, run: RunFacts) -> str | None:
     hb = cfg.heartbeat
     if run.session != "heartbeat" or not (cfg.is_default_agent and hb.include_section):
         return None
-    return _blank_to_none(run.heartbeat_prompt) or _blank_to_none(hb.prompt) or DEFAULT_HEARTBEAT_PROMPT
+    return blank_to_none(run.heartbeat_prompt) or blank_to_none(hb.prompt) or DEFAULT_HEARTBEAT_PROMPT
 
 
 DEFAULT_HEARTBEAT_PROMPT = (
@@ -335,7 +308,7 @@ def runtime_fields(cfg: ResolvedConfig, run: RunFacts) -> tuple[tuple[str, str],
         ("capabilities", (",".join(canonical_capabilities(run.capabilities)) or "none") if run.channel else None),
         ("thinking", run.thinking or "off"),
     ]
-    return tuple((key, _one_line(value)) for key, value in pairs if value)
+    return tuple((key, one_line(value)) for key, value in pairs if value)
 
 
 def _file(context_file) -> dict[str, Any]:
@@ -360,21 +333,3 @@ def file_fence(name: str, text: str) -> tuple[str, str]:
     if f"</{tag}" in text:
         tag += "_" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:8]
     return f'<{tag} name="{name}">', f"</{tag}>"
-
-
-def _exec_session(session) -> dict[str, Any]:
-    """One exec session for the runtime section, every text on one line."""
-    data = dataclasses.asdict(session)
-    return {key: _one_line(value) if isinstance(value, str) else value for key, value in data.items()}
-
-
-def _distinct(items) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(items))
-
-
-def _blank_to_none(text: str | None) -> str | None:
-    return text if text and text.strip() else None
-
-
-def _one_line(value: str) -> str:
-    return re.sub(r"\s+", " ", str(value)).strip()

@@ -23,38 +23,17 @@ from ..._lib.errors import Location, PromptcError, RunFactsError
 from ...emit import tokens
 from ...inputs import runfacts
 from ...model.prompt import CacheTier, Prompt
-from ...model.runfacts import RunFacts
+from ...model.runfacts import FACTS, RunFacts
 from ...warm import compiler as engine
 from .pricing import Rules
 from .simulate import Turn, Unit
 from .trace import Event, TraceError, apply
 
-VOLATILE_FACTS: tuple[str, ...] = (
-    "channel",
-    "capabilities",
-    "owners",
-    "native_approvals",
-    "extra_prompt",
-    "reactions",
-    "tts_hint",
-    "heartbeat_prompt",
-    "thinking",
-    "reasoning",
-    "host",
-    "os",
-    "arch",
-    "python",
-    "shell",
-    "repo_root",
-    "default_model",
-    "model_api",
-    "startup_memory",
-    "exec_sessions",
-    "message_tool_hints",
-)
-"""Run facts that must never change the stable part. The model and provider reach it through
-provider contributions and the chat type through MEMORY.md in groups: those are variants."""
-VARIANT_FACTS = ("agent", "session", "effective_mode", "harness", "provider", "chat_type")
+VOLATILE_FACTS: tuple[str, ...] = tuple(d.name for d in FACTS if d.fact.replay == "volatile")
+"""Run facts that must never change the stable part (their declarations say so). The model and
+provider reach it through provider contributions and the chat type through MEMORY.md in groups:
+those are variants."""
+VARIANT_FACTS: tuple[str, ...] = tuple(d.name for d in FACTS if d.fact.replay == "variant")
 """What tells the prompt variants of a trace apart (each has its own cache history)."""
 
 
@@ -120,13 +99,18 @@ def _run(base: RunFacts, event: Event, trace_path: Path) -> RunFacts:
     return dataclasses.replace(base, **{key: getattr(given, key) for key in event.run})
 
 
+def _variant_value(run: RunFacts, name: str) -> object:
+    """A variant fact as the prompt uses it: the mode a session kind implies when none is given."""
+    return run.effective_mode if name == "mode" else getattr(run, name)
+
+
 def _reset_volatile(run: RunFacts, base: RunFacts) -> RunFacts:
     return dataclasses.replace(run, **{name: getattr(base, name) for name in VOLATILE_FACTS})
 
 
 def _compiled(event: Event, run: RunFacts, prompt: Prompt, counter: _Counter) -> Compiled:
     units = tuple(Unit(u.name, u.sha256, counter(u.text + u.separator)) for u in prompt.units)
-    variant = "/".join(str(getattr(run, name) or "-") for name in VARIANT_FACTS)
+    variant = "/".join(str(_variant_value(run, name) or "-") for name in VARIANT_FACTS)
     breakpoints = cache_tiers.merged(prompt.tiers, cache_tiers.min_tokens(prompt.model)) if prompt.breakpoints else ()
     rest = cache_tiers.uncovered(prompt.volatile, prompt.units)
     return Compiled(event, variant, units, prompt.tiers, breakpoints, counter(rest) if rest else 0)
