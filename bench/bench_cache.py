@@ -41,8 +41,8 @@ from promptc.features.cache import replay, simulate, trace  # noqa: E402
 from promptc.features.cache.pricing import ANTHROPIC  # noqa: E402
 from promptc.features.cache.simulate import Turn, Unit  # noqa: E402
 from promptc.inputs import runfacts  # noqa: E402
-from promptc.pipeline import compile_pending  # noqa: E402
 from promptc.skills import discover as skills  # noqa: E402
+from promptc.warm.compiler import compile_once as compile_pending  # noqa: E402
 
 SHARED = Path(os.environ.get("PROMPTC_SHARED", REPO.parent / "shared"))
 CORPUS = SHARED / "corpus"

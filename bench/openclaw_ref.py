@@ -25,7 +25,7 @@ from promptc import Request, RunFacts, Tool  # noqa: E402
 from promptc._lib.resources import templates_root  # noqa: E402
 from promptc._lib.text import normalise  # noqa: E402
 from promptc.inputs import layers  # noqa: E402
-from promptc.pipeline import compile_pending  # noqa: E402
+from promptc.warm.compiler import compile_once as compile_pending  # noqa: E402
 
 try:  # the file tags arrived with issue 10; older checkouts have none
     from promptc.sections.variables import file_fence

@@ -22,7 +22,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from promptc import PromptcError, Request, pipeline  # noqa: E402
+from promptc import PromptcError, Request  # noqa: E402
+from promptc.warm.compiler import compile_once  # noqa: E402
 
 INSIDE, OUTSIDE = "the agent's own soul", "A SECRET FROM OUTSIDE THE WORKSPACE"
 
@@ -70,7 +71,7 @@ def _compile_many(ws: Path, outside: Path, count: int) -> dict[str, int]:
     counts = dict.fromkeys(("clean", "outside", "refused", "crashed", "injected"), 0)
     for _ in range(count):
         try:
-            prompt, _ = pipeline.compile_pending(Request(workspace=ws, env={}, plugins=False))
+            prompt, _ = compile_once(Request(workspace=ws, env={}, plugins=False))
         except PromptcError:
             counts["refused"] += 1
             continue

@@ -27,9 +27,10 @@ if TYPE_CHECKING:
     from .emit.payloads import to_anthropic, to_bedrock, to_json, to_openai, to_responses, to_text
     from .inputs.runfacts import load as load_run_facts
     from .model.prompt import Prompt
+    from .model.request import Request
     from .model.runfacts import RunFacts, Sandbox, Tool
     from .model.workspace import ContextFile
-    from .pipeline import Request, StateUpdate
+    from .pipeline import StateUpdate
     from .warm.compiler import Compiler, compile_pending, compile_prompt
 
     __version__: str
@@ -39,7 +40,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "Location": ("_lib.errors", "Location"),
     "Prompt": ("model.prompt", "Prompt"),
     "PromptcError": ("_lib.errors", "PromptcError"),
-    "Request": ("pipeline", "Request"),
+    "Request": ("model.request", "Request"),
     "RunFacts": ("model.runfacts", "RunFacts"),
     "Sandbox": ("model.runfacts", "Sandbox"),
     "StateUpdate": ("pipeline", "StateUpdate"),

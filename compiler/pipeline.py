@@ -1,91 +1,53 @@
 """The whole compiler in one short function (`run_stages`): each line is one stage and one module.
 
-`compile_pending` runs it once with nothing kept; `promptc.Compiler` (compiler/engine.py) runs it
-with the file-reading stages kept between turns.
+The stages that read files are reached through `Sources`; `promptc.Compiler` (warm/compiler.py)
+keeps their results between turns, `warm.compiler.compile_once` runs the pipeline with nothing kept.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Protocol
 
 from . import tiers as cache_tiers
-from ._lib import checks
-from ._lib.errors import RunFactsError, one_line
+from ._lib.errors import one_line
 from .inputs import contributions as providers
 from .inputs import layers
 from .model.config import ResolvedConfig, UserVariable
 from .model.prompt import Prompt, SectionOrigin
 from .model.runfacts import RunFacts
-from .model.workspace import ContextFile, FileStatus, LoadedWorkspace, SkillsBlock, WorkspaceFile
+from .model.workspace import ContextFile, FileStatus, LoadedWorkspace, SkillsBlock, WorkspaceFacts, WorkspaceFile
 from .sections import catalogue, harness, render, uservars, variables
-from .warm.sources import Sources
 from .workspace import budget, filters, state
 
 
-@dataclass(frozen=True, slots=True)
-class Request:
-    """Everything one compile needs, named explicitly."""
+class Sources(Protocol):
+    """The stages that read files, as the pipeline calls them. A warm Compiler's sources keep each
+    result until an input it read changes (`warm.sources.KeptSources`); every method may be
+    called again within one compile and must give the same answer."""
 
-    run: RunFacts = field(default_factory=RunFacts)
-    """This turn's facts."""
-    config_paths: tuple[Path, ...] = ()
-    """`--config` files, lowest precedence first."""
-    overrides: tuple[str, ...] = ()
-    """`--set KEY=VALUE` overrides, applied last."""
-    config_layers: tuple[layers.Layer, ...] = ()
-    """Config layers built in memory (`promptc.config.layers.layer_from`), applied after `config_paths`."""
-    workspace: Path | None = None
-    """Where to read the workspace; None reads the configured `agents.defaults.workspace`."""
-    template_dirs: tuple[Path, ...] = ()
-    """`--templates` dirs, searched before `prompt.templateDirs` and the built-ins."""
-    contribution_paths: tuple[Path, ...] = ()
-    """`--contributions` files."""
-    session_state: Path | None = None
-    """Session state file for the `once` truncation-warning mode."""
-    env: Mapping[str, str] | None = None
-    """Environment for skill `requires.env` and PATH checks; None means os.environ."""
-    now: str | None = None
-    """Timestamp for the workspace state file, in UTC as promptc writes it (`2026-01-31T09:30:00Z`);
-    None means the current time. Never rendered."""
-    plugins: bool = True
-    """Use installed `promptc.providers` / `promptc.hooks` entry points (snapshots turn this off)."""
-    platform: str | None = None
-    """Operating system for skill `metadata.os` checks; None means sys.platform."""
+    plugins: bool
+    """Whether installed provider and hook entry points take part."""
+    cuts: budget.Cuts
+    """Truncations already worked out, keyed on content (shared across compiles)."""
+    renderer: render.Renderer
+    """The renderer, which keeps compiled templates and rendered stable parts."""
 
-    def __post_init__(self) -> None:
-        # Paths given as strings and sequences given as lists are accepted at the API boundary
-        # (the types say what is stored: Paths and tuples); anything else is refused here, so a
-        # compile never meets a value it cannot use (checks.py).
-        if not isinstance(self.run, RunFacts):
-            raise RunFactsError(f"Request.run: expected RunFacts, got {type(self.run).__name__}")
-        given = {name: getattr(self, name) for name in REQUEST_CHECKS}
-        for name, value in checks.checked_arguments("Request", given, REQUEST_CHECKS).items():
-            if value is not given[name]:
-                object.__setattr__(self, name, value)
-
-
-_LAYER = checks.instance_of(layers.Layer, "a config layer (promptc.config.layers.Layer)")
-FIXED_INPUT_CHECKS: dict[str, checks.Check] = {
-    "config_paths": checks.sequence_of(checks.path, "paths"),
-    "overrides": checks.sequence_of(checks.text, "KEY=VALUE strings"),
-    "config_layers": checks.sequence_of(_LAYER, "config layers"),
-    "workspace": checks.optional(checks.path),
-    "template_dirs": checks.sequence_of(checks.path, "paths"),
-    "contribution_paths": checks.sequence_of(checks.path, "paths"),
-    "env": checks.optional(checks.environment),
-    "plugins": checks.flag,
-    "platform": checks.optional(checks.name_text),
-}
-"""The check of each input a Request and a Compiler share (everything but the turn's)."""
-REQUEST_CHECKS: dict[str, checks.Check] = {
-    **FIXED_INPUT_CHECKS,
-    "session_state": checks.optional(checks.path),
-    "now": checks.optional(checks.timestamp),
-}
-"""The check of every Request field but `run` (RunFacts checks its own)."""
+    def config_set(self) -> layers.ConfigSet: ...
+    def config(self, agent: str | None) -> ResolvedConfig: ...
+    def workspace_root(self, cfg: ResolvedConfig) -> Path: ...
+    def shown_workspace(self, cfg: ResolvedConfig, root: Path) -> str: ...
+    def workspace_state(self, root: Path) -> state.WorkspaceState: ...
+    def bootstrap_files(self, root: Path) -> tuple[WorkspaceFile, ...]: ...
+    def workspace_facts(self, root: Path) -> WorkspaceFacts: ...
+    def heartbeat_skip(self, text: str | None) -> bool: ...
+    def seen_signatures(self, session_state: Path | None) -> tuple[str, ...] | None: ...
+    def skills(self, cfg: ResolvedConfig, root: Path) -> SkillsBlock: ...
+    def sections(self, cfg: ResolvedConfig) -> catalogue.Catalogue: ...
+    def contributions(self) -> list[providers.Contribution]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,34 +69,6 @@ class StateUpdate:
             state.write_state(self.workspace_root, self.workspace_state)
         if self.session_state is not None and self.seen is not None:
             budget.write_seen(self.session_state, self.seen)
-
-
-def compile_prompt(request: Request) -> Prompt:
-    """Compile once, then record workspace and session state; nothing is kept for a next turn
-    (a runtime compiling every turn wants `promptc.compile_prompt` or a `promptc.Compiler`)."""
-    prompt, update = compile_pending(request)
-    update.write()
-    return prompt
-
-
-def compile_pending(request: Request) -> tuple[Prompt, StateUpdate]:
-    """One pass through every stage with nothing kept; the state changes are returned."""
-    return run_stages(sources_for(request), request.run, request.session_state, request.now)
-
-
-def sources_for(request: Request) -> Sources:
-    """File-reading stages for the request's fixed inputs (everything but the turn)."""
-    return Sources(
-        config_paths=request.config_paths,
-        overrides=request.overrides,
-        config_layers=request.config_layers,
-        workspace=request.workspace,
-        template_dirs=request.template_dirs,
-        contribution_paths=request.contribution_paths,
-        env=request.env,
-        plugins=request.plugins,
-        platform=request.platform,
-    )
 
 
 def run_stages(

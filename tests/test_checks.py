@@ -6,7 +6,6 @@ field and what it got, never a TypeError or a value accepted that a compile cann
 from __future__ import annotations
 
 import dataclasses
-import inspect
 import json
 import math
 import os
@@ -16,6 +15,7 @@ from typing import Any
 import pytest
 
 from promptc import Compiler, PromptcError, Request, RunFacts, compile_prompt
+from promptc.model.request import FIXED_NAMES
 
 BAD_VALUES: list[tuple[str, Any, str]] = [
     ("workspace", 5, "expected a path (str or os.PathLike), got 5"),
@@ -32,7 +32,7 @@ BAD_VALUES: list[tuple[str, Any, str]] = [
     ("session_state", 5, "expected a path (str or os.PathLike), got 5"),
     ("overrides", [5], "[0]: expected a string, got int"),
     ("overrides", "a=1", "expected a sequence of KEY=VALUE strings, got 'a=1'"),
-    ("config_layers", [5], "[0]: expected a config layer (promptc.config.layers.Layer), got 5"),
+    ("config_layers", [5], "[0]: expected a config layer (made by promptc.inputs.layers.layer_from), got 5"),
     ("env", 5, "expected a mapping of names to values (str to str), got 5"),
     ("env", {"PATH": 5}, "expected names and values of text, got 'PATH': 5"),
     ("env", {"PATH": "/bin\0/x"}, "'PATH': an environment variable cannot hold a NUL character"),
@@ -83,10 +83,17 @@ def test_a_compiler_refuses_a_bad_argument_as_a_request_does(field, value, messa
     assert error.startswith(_expected("Compiler", field, message)), error
 
 
-@pytest.mark.parametrize("argument", [name for name in inspect.signature(Compiler).parameters])
+@pytest.mark.parametrize("argument", [*FIXED_NAMES, "check_files", "notify", "inputs"])
 def test_every_compiler_argument_is_checked(argument):
     with pytest.raises(PromptcError, match=rf"^Compiler\.{argument}\b"):
         Compiler(**{argument: object()})
+
+
+def test_a_compiler_refuses_an_unknown_argument_with_a_suggestion():
+    with pytest.raises(PromptcError, match=r"^Compiler: unknown argument 'workspaces' \(did you mean 'workspace'\?\)"):
+        Compiler(workspaces="ws")
+    with pytest.raises(PromptcError, match=r"^Compiler: give the fixed inputs as one FixedInputs or as keywords"):
+        Compiler(Request(), workspace="ws")
 
 
 @pytest.mark.parametrize(

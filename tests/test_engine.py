@@ -12,10 +12,11 @@ from pathlib import Path
 import pytest
 from conftest import CORPUS, REPO
 
-from promptc import Compiler, Request, RunFacts, compile_prompt, pipeline
+from promptc import Compiler, Request, RunFacts, compile_prompt
 from promptc._lib.errors import ConfigError
 from promptc.features import snapshot
 from promptc.warm import compiler as engine
+from promptc.warm.compiler import compile_once
 
 SCENARIOS = snapshot.discover(REPO / "snapshots")
 MODES = [pytest.param({}, id="notify"), pytest.param({"notify": False}, id="stat-sweep")]
@@ -36,7 +37,7 @@ def test_a_warm_compiler_gives_the_committed_snapshot_and_the_one_pass_pipeline_
     compiler = Compiler.from_request(scenario.request)
     cold, _ = compiler.compile_pending(scenario.request.run, now=scenario.request.now)
     warm, _ = compiler.compile_pending(scenario.request.run, now=scenario.request.now)
-    reference, _ = pipeline.compile_pending(scenario.request)
+    reference, _ = compile_once(scenario.request)
     committed = scenario.dir / "stable.md"
     assert committed.read_text(encoding="utf-8") == (warm.stable + "\n" if warm.stable else "")
     assert (scenario.dir / "volatile.md").read_text(encoding="utf-8") == (warm.volatile + "\n" if warm.volatile else "")
@@ -61,7 +62,7 @@ def test_warm_turns_on_real_workspaces_match_the_pipeline_for_every_session_kind
     for session in ("main", "subagent", "cron", "heartbeat", "main"):
         run = RunFacts(session=session, channel="discord", chat_type="group")
         first, second = compiler.compile_pending(run)[0], compiler.compile_pending(run)[0]
-        reference = pipeline.compile_pending(Request(run=run, workspace=CORPUS / folder, env={}))[0]
+        reference = compile_once(Request(run=run, workspace=CORPUS / folder, env={}))[0]
         _same(first, reference)
         assert second is first  # the same facts again: the very same prompt
 
@@ -227,7 +228,7 @@ def test_threads_may_share_a_compiler(make_workspace):
     for thread in threads:
         thread.join()
     for i, run in enumerate(runs):
-        assert texts[i] == pipeline.compile_pending(Request(run=run, workspace=ws, env={}))[0].text
+        assert texts[i] == compile_once(Request(run=run, workspace=ws, env={}))[0].text
 
 
 # --------------------------------------------------------------------------- bounded caches

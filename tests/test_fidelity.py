@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from promptc import Request, RunFacts, Tool, compile_prompt
 from promptc.emit import payloads
 from promptc.model.runfacts import ExecSession
-from promptc.pipeline import compile_pending
+from promptc.warm.compiler import compile_once as compile_pending
 from promptc.workspace import budget
 
 MARKER = "<!-- PROMPT_CACHE_BOUNDARY -->"

@@ -69,6 +69,10 @@ class PromptcError(Exception):
         self.location = location
         self.more = tuple(more)
 
+    def __reduce__(self) -> tuple:
+        # Pickled with its location and the problems it gathered (a worker process sends errors back).
+        return (type(self), (self.message, self.location, self.more))
+
     def __str__(self) -> str:
         extra = f" (and {len(self.more)} more {'problem' if len(self.more) == 1 else 'problems'})" if self.more else ""
         return self.line() + extra

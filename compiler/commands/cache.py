@@ -9,12 +9,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .. import pipeline
 from .. import tiers as cache_tiers
 from .._lib.errors import Location, PromptcError, UsageError
 from ..emit import payloads
 from ..features.cache import diff, replay, report, trace
 from ..model.prompt import Prompt
+from ..model.request import Request
 from ..model.runfacts import RunFacts
 from ..model.units import DYNAMIC_UNIT
 from ..warm import compiler as engine
@@ -97,7 +97,7 @@ def _diff(args: argparse.Namespace) -> int:
     return EXIT_FOUND if any(c.changed for c in changes) else EXIT_OK
 
 
-def _compile(request: pipeline.Request) -> Prompt:
+def _compile(request: Request) -> Prompt:
     """A compile that writes no state (neither side of a diff is a real turn)."""
     with engine.Compiler.from_request(request) as compiler:
         prompt, _ = compiler.compile_pending(request.run)

@@ -22,6 +22,7 @@ from ..emit import payloads
 from ..inputs import layers, runfacts, yamlsrc
 from ..model.facts import Declared
 from ..model.prompt import Prompt
+from ..model.request import Request
 from ..model.runfacts import FACTS, RunFacts
 from ..warm import compiler as engine
 from .base import EXIT_BAD_INPUT, EXIT_FOUND, EXIT_OK, Parser, print_error  # noqa: F401 - shared by the commands
@@ -91,12 +92,12 @@ def add_config_flags(group: argparse._ActionsContainer) -> None:
     )
 
 
-def request_from_args(args: argparse.Namespace) -> pipeline.Request:
+def request_from_args(args: argparse.Namespace) -> Request:
     """Build a compile request from parsed flags (`-` inputs read from standard input)."""
     flags = run_fact_flags(args)
     _one_stdin(args)
     paths, stdin_layers = config_sources(args.config)
-    return pipeline.Request(
+    return Request(
         run=run_facts(args.run, flags, tuple(args.vars)),
         config_paths=paths,
         config_layers=stdin_layers,

@@ -18,12 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import pipeline
 from .. import tiers as cache_tiers
 from .._lib.errors import Location, PromptcError
 from ..emit import context, payloads, tokens
 from ..inputs import runfacts, yamlsrc
 from ..model.prompt import Prompt
+from ..model.request import Request
 from ..model.runfacts import RunFacts
 from ..warm import batch
 from ..warm import compiler as engine
@@ -164,7 +164,7 @@ def variant_id(key: Sequence[Any], with_model: bool = True) -> str:
 # --------------------------------------------------------------------------- build
 
 
-def build(variants: Sequence[RunFacts], request: pipeline.Request, jobs: int = 1) -> Built:
+def build(variants: Sequence[RunFacts], request: Request, jobs: int = 1) -> Built:
     """Compile every variant with `request` (its run replaced) and collect the distinct stable texts.
 
     One warm Compiler per process reads the inputs once; with `jobs` > 1 consecutive variants

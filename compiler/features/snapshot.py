@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import pipeline
 from .._lib import resources
 from .._lib.errors import (
     ConfigError,
@@ -23,6 +22,8 @@ from .._lib.fsutil import write_text_atomic
 from ..emit import context, payloads
 from ..inputs import layers, runfacts, schema, yamlsrc
 from ..model.prompt import Prompt
+from ..model.request import Request
+from ..warm.compiler import compile_once
 from .cache import diff as cache_diff
 
 SCENARIO_FILE = "scenario.yaml"
@@ -49,7 +50,7 @@ class Scenario:
     """The scenario dir's name."""
     dir: Path
     """The scenario dir."""
-    request: pipeline.Request
+    request: Request
     """A hermetic compile request (fixed clock, empty environment, no session state)."""
     inputs: frozenset[Path]
     """scenario.yaml and every file or dir it references; never reported as stale."""
@@ -106,7 +107,7 @@ def load_scenario(directory: Path, extra_templates: Sequence[Path] = ()) -> Scen
     layers, config_files = _config(directory, data.get("config"), located)
     own_templates = _paths(directory, data.get("templates"), located, "templates", want_dir=True)
     contributions = _paths(directory, data.get("contributions"), located, "contributions", want_dir=False)
-    request = pipeline.Request(
+    request = Request(
         run=runfacts.from_mapping(_mapping(data, "run", located), _sub(located, "run")),
         config_layers=layers,
         workspace=workspace,
@@ -207,7 +208,7 @@ def _masks(directory: Path, workspace: Path, template_dirs: Iterable[Path]) -> t
 
 def render(scenario: Scenario) -> dict[str, str]:
     """The scenario's expected files (name -> text), checked not to mention local paths."""
-    prompt, _ = pipeline.compile_pending(scenario.request)  # never write state into a fixture
+    prompt, _ = compile_once(scenario.request)  # never write state into a fixture
     outputs = {"stable.md": _markdown(prompt.stable), "volatile.md": _markdown(prompt.volatile)}
     outputs["context.json"] = _mask(payloads.dumps(context_report(prompt)), scenario.masks)
     for name, text in (prompt.surfaces or {}).items():
@@ -316,7 +317,7 @@ def check(root: Path, extra_templates: Sequence[Path] = ()) -> Drift:
     words = {}
     for rel, committed, _ in drift.drifted:
         if rel.endswith("/stable.md"):
-            prompt, _ = pipeline.compile_pending(by_name[rel.rsplit("/", 1)[0]].request)
+            prompt, _ = compile_once(by_name[rel.rsplit("/", 1)[0]].request)
             words[rel] = cache_diff.summary(cache_diff.compare_text(committed.removesuffix("\n"), prompt))
     return dataclasses.replace(drift, tiers=words)
 

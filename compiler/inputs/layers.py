@@ -20,38 +20,10 @@ from typing import Any
 from .._lib import fsutil, resources
 from .._lib.errors import ConfigError, Location, did_you_mean
 from .._lib.reads import UNRECORDED, Recorder
-from ..model.config import Budgets, CacheConfig, HeartbeatConfig, ResolvedConfig, SkillsConfig
+from ..model.config import Budgets, CacheConfig, HeartbeatConfig, Layer, ResolvedConfig, SkillsConfig
 from . import schema, yamlsrc
 
 # --------------------------------------------------------------------------- layers
-
-
-@dataclass(frozen=True, slots=True)
-class Layer:
-    """One validated config source."""
-
-    label: str
-    """`defaults`, the config file path, or `--set KEY=VALUE`."""
-    data: Mapping[str, Any]
-    """The validated tree, relative paths already resolved."""
-    locations: Mapping[tuple, Location]
-    """Where each value was written."""
-    unchecked: tuple[str, ...] = ()
-    """OpenClaw keys promptc does not use, accepted without checks (config/openclaw.py)."""
-
-    def note(self) -> str | None:
-        """One line naming the unchecked OpenClaw keys, or None."""
-        if not self.unchecked:
-            return None
-        names = self.unchecked
-        shown = ", ".join(names[:NOTE_NAMES]) + (
-            f" and {len(names) - NOTE_NAMES} more" if len(names) > NOTE_NAMES else ""
-        )
-        return f"{self.label}: OpenClaw settings promptc does not use were accepted unchecked: {shown}"
-
-
-NOTE_NAMES = 6
-"""How many unchecked keys a layer's note names."""
 
 
 @dataclass(frozen=True, slots=True)

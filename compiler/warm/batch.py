@@ -3,9 +3,10 @@
 Where fork is available (and no other thread runs) the parent compiles the first variant and
 then forks, so every worker starts with the parent's Compiler already warm (config, workspace,
 skills and templates read, the first stable part rendered). Elsewhere each worker builds its own
-from the request.
-Variants are handed out in contiguous chunks, so neighbours that share a stable part (they
-differ only in volatile facts) are usually rendered by the same Compiler, once.
+from the request. Variants are cut into contiguous chunks, so neighbours that share a stable part
+(they differ only in volatile facts) are usually rendered by the same Compiler, once; each worker
+is handed its chunks when it starts and sends each result back on its own pipe. A worker that
+dies (the OOM killer, a signal) is noticed at once and the batch fails with one error.
 """
 
 from __future__ import annotations
@@ -14,10 +15,12 @@ import multiprocessing
 import os
 import threading
 from collections.abc import Callable, Sequence
-from typing import TypeVar
+from multiprocessing.connection import Connection, wait
+from typing import Any, TypeVar, cast
 
+from .._lib.errors import PromptcError
+from ..model.request import Request
 from ..model.runfacts import RunFacts
-from ..pipeline import Request
 from .compiler import Compiler
 
 T = TypeVar("T")
@@ -27,6 +30,10 @@ Chunk = Callable[[Compiler, Sequence[RunFacts]], T]
 MIN_VARIANTS_PER_WORKER = 32
 """Below this many variants per worker, starting processes costs more than it saves."""
 CHUNKS_PER_WORKER = 2
+
+
+class BatchError(PromptcError):
+    """A worker process died or failed."""
 
 
 def default_jobs() -> int:
@@ -52,8 +59,76 @@ def map_chunks(request: Request, variants: Sequence[RunFacts], work: Chunk[T], j
     if forking:
         compiler.compile_pending(variants[0])  # warm once here; every forked worker inherits it
     context = multiprocessing.get_context("fork" if forking else "spawn")
-    with context.Pool(workers, initializer=_start_worker, initargs=(compiler if forking else request,)) as pool:
-        return pool.map(_run, [(work, chunk) for chunk in chunks])
+    source: Compiler | Request = compiler if forking else request
+    assigned = [list(range(index, len(chunks), workers)) for index in range(workers)]
+    return _gather(context, source, work, chunks, assigned)
+
+
+def _gather(
+    context: Any,
+    source: Compiler | Request,
+    work: Chunk[T],
+    chunks: list[Sequence[RunFacts]],
+    assigned: list[list[int]],
+) -> list[T]:
+    """Start one process per list of chunk indexes and collect every chunk's result."""
+    results: dict[int, T] = {}
+    running: dict[Any, tuple[Any, Connection]] = {}
+    try:
+        for indexes in assigned:
+            receiver, sender = context.Pipe(duplex=False)
+            process = context.Process(target=_serve, args=(source, work, [(i, chunks[i]) for i in indexes], sender))
+            process.start()
+            sender.close()
+            running[receiver] = (process, receiver)
+        while running:  # a worker that dies closes its pipe: the end of file says so at once
+            for receiver in wait(list(running)):
+                _receive(running, cast(Connection, receiver), results)
+    finally:
+        for process, receiver in running.values():
+            process.kill()
+            process.join()
+            receiver.close()
+    return [results[index] for index in range(len(chunks))]
+
+
+def _receive(running: dict[Any, tuple[Any, Connection]], receiver: Connection, results: dict[int, Any]) -> None:
+    """One message from a worker: a chunk's result, its failure, or (at end of file) its death."""
+    process, _ = running[receiver]
+    try:
+        kind, index, value = receiver.recv()
+    except EOFError:
+        process.join()
+        del running[receiver]
+        receiver.close()
+        if process.exitcode != 0:
+            raise BatchError(
+                f"a worker process stopped ({_how(process.exitcode)}) before finishing its variants"
+            ) from None
+        return
+    if kind == "failed":
+        raise value if isinstance(value, PromptcError) else BatchError(f"a worker process failed: {value}")
+    results[index] = value
+
+
+def _how(exitcode: int | None) -> str:
+    return f"killed by signal {-exitcode}" if exitcode is not None and exitcode < 0 else f"exit code {exitcode}"
+
+
+def _serve(
+    source: Compiler | Request, work: Chunk[Any], chunks: list[tuple[int, Sequence[RunFacts]]], out: Connection
+) -> None:
+    """A worker: compile its chunks with one warm Compiler, sending each result as it is done."""
+    compiler = source if isinstance(source, Compiler) else Compiler.from_request(source, check_files=False)
+    try:
+        for index, chunk in chunks:
+            out.send(("done", index, work(compiler, chunk)))
+    except PromptcError as exc:
+        out.send(("failed", -1, exc))
+    except Exception as exc:  # a bug of ours: the parent reports it as one line
+        out.send(("failed", -1, f"{type(exc).__name__}: {exc}"))
+    finally:
+        out.close()
 
 
 def _chunks(items: Sequence[RunFacts], count: int) -> list[Sequence[RunFacts]]:
@@ -64,18 +139,3 @@ def _chunks(items: Sequence[RunFacts], count: int) -> list[Sequence[RunFacts]]:
         bounds.append((start, end))
         start = end
     return [items[a:b] for a, b in bounds if b > a]
-
-
-_worker_compiler: Compiler | None = None
-"""The warm Compiler of this worker process (set once by the pool's initializer)."""
-
-
-def _start_worker(source: Compiler | Request) -> None:
-    global _worker_compiler
-    _worker_compiler = source if isinstance(source, Compiler) else Compiler.from_request(source, check_files=False)
-
-
-def _run(task: tuple[Chunk[T], Sequence[RunFacts]]) -> T:
-    work, chunk = task
-    assert _worker_compiler is not None
-    return work(_worker_compiler, chunk)

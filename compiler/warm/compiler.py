@@ -16,20 +16,21 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Hashable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .. import pipeline
 from .._lib import checks
-from .._lib.errors import RunFactsError
+from .._lib.errors import RunFactsError, UsageError
 from .._lib.lru import LRU
-from ..inputs import layers
 from ..model.prompt import Prompt
+from ..model.request import FixedInputs, Request, fixed_inputs
 from ..model.runfacts import RunFacts
-from ..pipeline import Request, StateUpdate
+from ..pipeline import StateUpdate
 from .freshness import Tracker
+from .sources import KeptSources
 
 if TYPE_CHECKING:
     from .inotify import Watcher
@@ -56,58 +57,33 @@ class Compiler:
     """
 
     def __init__(
-        self,
-        *,
-        config_paths: Sequence[str | Path] = (),
-        overrides: Sequence[str] = (),
-        config_layers: Sequence[layers.Layer] = (),
-        workspace: str | Path | None = None,
-        template_dirs: Sequence[str | Path] = (),
-        contribution_paths: Sequence[str | Path] = (),
-        env: Mapping[str, str] | None = None,
-        plugins: bool = True,
-        platform: str | None = None,
-        check_files: bool = True,
-        notify: bool = True,
+        self, inputs: FixedInputs | None = None, *, check_files: bool = True, notify: bool = True, **given: Any
     ) -> None:
-        given = dict(
-            config_paths=config_paths,
-            overrides=overrides,
-            config_layers=config_layers,
-            workspace=workspace,
-            template_dirs=template_dirs,
-            contribution_paths=contribution_paths,
-            env=env,
-            plugins=plugins,
-            platform=platform,
-            check_files=check_files,
-            notify=notify,
+        """`inputs`, or the same fields as keywords (`config_paths=["config.yaml"], workspace="ws"`)."""
+        if inputs is None:
+            inputs = fixed_inputs("Compiler", given)
+        elif not isinstance(inputs, FixedInputs):
+            raise UsageError(f"Compiler.inputs: expected FixedInputs or a Request, got {type(inputs).__name__}")
+        elif given:
+            raise UsageError("Compiler: give the fixed inputs as one FixedInputs or as keywords, not both")
+        options = checks.checked_arguments(
+            "Compiler",
+            {"check_files": check_files, "notify": notify},
+            {"check_files": checks.flag, "notify": checks.flag},
         )
-        fixed = checks.checked_arguments("Compiler", given, _COMPILER_CHECKS)
-        self.check_files, self.notify = fixed.pop("check_files"), fixed.pop("notify")
-        request = Request(**fixed)
-        self._sources = pipeline.sources_for(request)
+        self.check_files, self.notify = options["check_files"], options["notify"]
+        self.inputs = inputs.fixed()
+        self._sources = KeptSources(self.inputs)
         self._turns: LRU[Hashable, _Turn] = LRU(TURN_CACHE_SIZE)
         self._lock = threading.Lock()
-        self._watcher = _Watching(notify)
+        self._watcher = _Watching(self.notify)
         self._built = False
         self._sources.config_set()
 
     @classmethod
-    def from_request(cls, request: Request, *, check_files: bool = True) -> Compiler:
+    def from_request(cls, request: FixedInputs, *, check_files: bool = True) -> Compiler:
         """A Compiler for a request's fixed inputs (its run, session state and time are per turn)."""
-        return cls(
-            config_paths=request.config_paths,
-            overrides=request.overrides,
-            config_layers=request.config_layers,
-            workspace=request.workspace,
-            template_dirs=request.template_dirs,
-            contribution_paths=request.contribution_paths,
-            env=request.env,
-            plugins=request.plugins,
-            platform=request.platform,
-            check_files=check_files,
-        )
+        return cls(request.fixed(), check_files=check_files)
 
     def compile(
         self, run: RunFacts | None = None, *, session_state: str | Path | None = None, now: str | None = None
@@ -218,11 +194,6 @@ class _Watching:
         self.watcher, self.armed_at, self.enabled = None, None, False
 
 
-_COMPILER_CHECKS: dict[str, checks.Check] = {
-    **pipeline.FIXED_INPUT_CHECKS,
-    "check_files": checks.flag,
-    "notify": checks.flag,
-}
 _STATE_PATH = checks.optional(checks.path)
 _NOW = checks.optional(checks.timestamp)
 
@@ -307,21 +278,14 @@ def _keep(key: Hashable, compiler: Compiler) -> None:
 
 
 def _request_key(request: Request) -> Hashable | None:
-    env = None if request.env is None else frozenset(request.env.items())
-    layer_ids = tuple(map(id, request.config_layers))  # the cached Compiler keeps the layers alive
-    key = (
-        os.getcwd(),
-        request.config_paths,
-        request.overrides,
-        layer_ids,
-        request.workspace,
-        request.template_dirs,
-        request.contribution_paths,
-        env,
-        request.plugins,
-        request.platform,
-    )
+    key = (os.getcwd(), request.key())  # relative paths name other files in another directory
     try:
         return _Hashed(key, hash(key))
     except TypeError:
         return None
+
+
+def compile_once(request: Request) -> tuple[Prompt, StateUpdate]:
+    """One pass through every stage with nothing kept; the state changes are returned (snapshot
+    generation and tests compare against it)."""
+    return pipeline.run_stages(KeptSources(request.fixed()), request.run, request.session_state, request.now)

@@ -1,10 +1,10 @@
 """The stages that read files, each run once and kept until an input it read changes.
 
-`Sources` is the one place where the pipeline touches the file system and the environment:
+`KeptSources` is the one place where the pipeline touches the file system and the environment:
 every stage below reads through `self.tracker`, which records each file, directory listing,
-absent path and environment variable with what it looked like. A Compiler keeps one Sources
-and asks the tracker before each turn whether anything changed (then `reset()` forgets the
-stages and keeps the caches keyed on content); the one-pass pipeline uses a fresh one.
+absent path and environment variable with what it looked like. A Compiler keeps one and asks the
+tracker before each turn whether anything changed (then `reset()` forgets the stages and keeps
+the caches keyed on content); a one-pass compile uses a fresh one.
 
 A new input for a stage (say, whether `<workspace>/.git` exists) is a new method here that
 reads it through the tracker, or `record_paths(...)` for paths another module looked at.
@@ -25,6 +25,7 @@ from .._lib.lru import LRU
 from ..inputs import contributions as providers
 from ..inputs import explain, layers, variables, yamlsrc
 from ..model.config import ResolvedConfig
+from ..model.request import FixedInputs
 from ..model.workspace import SkillsBlock, WorkspaceFacts, WorkspaceFile
 from ..sections import catalogue, render
 from ..skills import discover as skills
@@ -66,30 +67,13 @@ class LiveEnvironment(Mapping[str, str]):
         return len(os.environ)
 
 
-class Sources:
-    """File-reading stages for one set of fixed inputs (everything that is not per turn)."""
+class KeptSources:
+    """File-reading stages for one set of fixed inputs, each result kept until an input it read
+    changes (the `pipeline.Sources` a Compiler uses)."""
 
-    def __init__(
-        self,
-        *,
-        config_paths: Sequence[Path] = (),
-        overrides: Sequence[str] = (),
-        config_layers: Sequence[layers.Layer] = (),
-        workspace: Path | None = None,
-        template_dirs: Sequence[Path] = (),
-        contribution_paths: Sequence[Path] = (),
-        env: Mapping[str, str] | None = None,
-        plugins: bool = True,
-        platform: str | None = None,
-    ) -> None:
-        self.config_paths, self.overrides, self.config_layers = (
-            tuple(config_paths),
-            tuple(overrides),
-            tuple(config_layers),
-        )
-        self.workspace, self.template_dirs = workspace, tuple(template_dirs)
-        self.contribution_paths, self.fixed_env = tuple(contribution_paths), env
-        self.plugins, self.platform = plugins, platform or sys.platform
+    def __init__(self, inputs: FixedInputs) -> None:
+        self.inputs = inputs
+        self.plugins, self.platform = inputs.plugins, inputs.platform or sys.platform
         self.layer_cache: LRU[tuple, layers.Layer] = LRU(64)
         stores = parsecache.cache_dir()
         self.spec_cache: parsecache.Persisted[tuple, catalogue.SectionSpec] = parsecache.Persisted(
@@ -114,7 +98,7 @@ class Sources:
     def reset(self) -> None:
         """Forget every stage result (caches keyed on content stay)."""
         self.tracker = Tracker()
-        self.env: Mapping[str, str] = LiveEnvironment(self.tracker) if self.fixed_env is None else self.fixed_env
+        self.env: Mapping[str, str] = LiveEnvironment(self.tracker) if self.inputs.env is None else self.inputs.env
         self._stages: dict[tuple, Any] = {}
         self._which: dict[str, str | None] = {}
         self.identities: dict[str, fsutil.Identity] = {}
@@ -122,7 +106,7 @@ class Sources:
     @property
     def live_environment(self) -> bool:
         """Whether environment variables are read from os.environ (and so can change)."""
-        return self.fixed_env is None
+        return self.inputs.env is None
 
     def _stage(self, key: tuple, compute: Callable[[], T]) -> T:
         if key not in self._stages:
@@ -137,7 +121,11 @@ class Sources:
         return self._stage(
             ("config",),
             lambda: layers.load(
-                self.config_paths, self.overrides, self.config_layers, tracker=self.tracker, cache=self.layer_cache
+                self.inputs.config_paths,
+                self.inputs.overrides,
+                self.inputs.config_layers,
+                tracker=self.tracker,
+                cache=self.layer_cache,
             ),
         )
 
@@ -155,7 +143,7 @@ class Sources:
         return self._stage(("root", cfg.workspace), lambda: self._root(cfg))
 
     def _root(self, cfg: ResolvedConfig) -> Path:
-        root = (self.workspace or Path(cfg.workspace)).expanduser()
+        root = (self.inputs.workspace or Path(cfg.workspace)).expanduser()
         try:
             resolved, info = fsutil.resolve_directory(root)
         except fsutil.Refused as refused:
@@ -175,7 +163,7 @@ class Sources:
 
         def compute() -> str:
             origin = explain.explain(self.config_set(), "agents.defaults.workspace", cfg.agent_id).origin
-            return str(root) if self.workspace is None or origin.label == "defaults" else cfg.workspace
+            return str(root) if self.inputs.workspace is None or origin.label == "defaults" else cfg.workspace
 
         return self._stage(("shown", cfg.agent_id, str(root)), compute)
 
@@ -249,7 +237,7 @@ class Sources:
     def sections(self, cfg: ResolvedConfig) -> catalogue.Catalogue:
         """Every section and partial: `--templates` dirs, then `prompt.templateDirs`, then the
         built-ins (the partials are read up front, so an edited one is seen like a section)."""
-        dirs: tuple[str | Path, ...] = (*self.template_dirs, *cfg.template_dirs)
+        dirs: tuple[str | Path, ...] = (*self.inputs.template_dirs, *cfg.template_dirs)
 
         def compute() -> catalogue.Catalogue:
             found = catalogue.load(dirs, self.tracker, self.spec_cache)
@@ -261,7 +249,7 @@ class Sources:
     def contributions(self) -> list[providers.Contribution]:
         """The `--contributions` files."""
         return self._stage(
-            ("contributions",), lambda: [providers.load_file(p, self.tracker) for p in self.contribution_paths]
+            ("contributions",), lambda: [providers.load_file(p, self.tracker) for p in self.inputs.contribution_paths]
         )
 
     def runs_user_code(self, cfg: ResolvedConfig) -> bool:

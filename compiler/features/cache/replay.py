@@ -17,14 +17,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ... import pipeline
 from ... import tiers as cache_tiers
 from ..._lib.errors import Location, PromptcError, RunFactsError
 from ...emit import tokens
 from ...inputs import runfacts
 from ...model.prompt import CacheTier, Prompt
+from ...model.request import Request
 from ...model.runfacts import FACTS, RunFacts
 from ...warm import compiler as engine
+from ...warm.sources import KeptSources
 from .pricing import Rules
 from .simulate import Turn, Unit
 from .trace import Event, TraceError, apply
@@ -72,7 +73,7 @@ class Replay:
         return tuple(_turn(c, c.breakpoints if rules.explicit else c.tiers) for c in self.events)
 
 
-def replay(request: pipeline.Request, events: Sequence[Event], trace_path: Path) -> Replay:
+def replay(request: Request, events: Sequence[Event], trace_path: Path) -> Replay:
     """Compile every event of a trace over `request` (its run is the base facts) on a copy of
     the workspace, which each event's edits change before it compiles."""
     counter = _Counter()
@@ -144,9 +145,9 @@ class _Counter:
 
 
 @contextlib.contextmanager
-def _workspace_copy(request: pipeline.Request) -> Iterator[Path]:
+def _workspace_copy(request: Request) -> Iterator[Path]:
     """A temporary copy of the request's workspace (its `.git` left out), removed afterwards."""
-    sources = pipeline.sources_for(request)
+    sources = KeptSources(request.fixed())
     source = sources.workspace_root(sources.config(request.run.agent))
     with tempfile.TemporaryDirectory(prefix="promptc-cache-") as temp:
         target = Path(temp) / "workspace"
