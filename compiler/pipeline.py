@@ -161,30 +161,20 @@ def _workspace_half(
     return loaded, None if decision.seen == previous else decision.seen
 
 
-DROP_REASONS = {
-    "session": "a {session} session leaves it out",
-    "setup": "BOOTSTRAP.md only reaches main sessions while setup is pending",
-    "chat": "MEMORY.md stays out of group chats (agents.defaults.memoryInGroups)",
-    "heartbeat": "heartbeat guidance is off for this agent (heartbeat.enabled, includeSystemPromptSection)",
-    "hooks": "a bootstrap hook removed it",
-}
-"""Why a filter (compiler/workspace/filters.py) left a file out, as the context report says it."""
-
-
 def _filtered_rows(
     read: Sequence[WorkspaceFile], drops: Sequence[filters.Drop], run: RunFacts
 ) -> tuple[ContextFile, ...]:
     """A report row for each file a filter left out, in load order, naming the filter."""
-    by_name = {drop.file: drop.filter for drop in drops}
+    by_name = {drop.file: drop for drop in drops}
     session = f"{run.session} (light context)" if run.light_context else run.session
     rows = []
     for file in (f for f in read if f.name in by_name):
-        step = by_name[file.name]
+        drop = by_name[file.name]
         status: FileStatus
         if file.status == "missing":
             status, reason = "missing", "absent (an optional file: no marker)"
         else:
-            status, reason = "filtered", f"{step} filter: " + DROP_REASONS.get(step, step).format(session=session)
+            status, reason = "filtered", f"{drop.filter} filter: " + drop.reason.format(session=session)
         raw = len(file.content.rstrip()) if file.content is not None else file.raw_chars  # as budget.apply counts
         rows.append(ContextFile(file.name, file.path, "", status, reason, raw, 0, file.frontmatter))
     return tuple(rows)

@@ -1,4 +1,4 @@
-"""Per-file head/tail truncation, the total budget walk, and the truncation notice."""
+"""Each file's cut (truncate.py), the budget walk over all files, and the truncation notice."""
 
 from __future__ import annotations
 
@@ -10,10 +10,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import promptc
+from promptc import Request
 from promptc._lib.errors import WorkspaceError
 from promptc.model.config import Budgets
 from promptc.model.workspace import WorkspaceFile
-from promptc.workspace import budget
+from promptc.workspace import budget, truncate
 from tests import strategies
 from tests.factories import loaded
 
@@ -51,7 +53,7 @@ def test_forty_thousand_char_soul_fits_the_default_budget() -> None:
 
 def test_cut_points_land_on_line_breaks() -> None:
     original = numbered_lines(800)
-    head, marker, tail = split_output(budget.truncate_file("MEMORY.md", original, 20_000))
+    head, marker, tail = split_output(truncate.truncate_file("MEMORY.md", original, 20_000))
     # Head: 14,000 wanted; whole 50-char lines give 14,000 - 1 (the newline is not kept).
     assert len(head) == 13_999 and original[len(head)] == "\n"
     # Tail: 4,000 wanted; starting at a line start gives exactly 80 lines minus the final newline.
@@ -60,40 +62,40 @@ def test_cut_points_land_on_line_breaks() -> None:
 
 
 def test_without_line_breaks_the_cuts_are_exactly_seventy_and_twenty_percent() -> None:
-    output = budget.truncate_file("SOUL.md", "a" * 40_000, 20_000)
+    output = truncate.truncate_file("SOUL.md", "a" * 40_000, 20_000)
     marker = "[... SOUL.md cut: kept 14000+4000 of 40000 chars; read the file for the rest ...]"
     assert output == "a" * 14_000 + "\n" + marker + "\n" + "a" * 4_000
 
 
 def test_text_at_or_under_the_budget_is_only_trailing_trimmed() -> None:
-    assert budget.truncate_file("USER.md", "abc  \n\n\t", 3) == "abc"
-    assert budget.truncate_file("USER.md", "x" * 500, 500) == "x" * 500
+    assert truncate.truncate_file("USER.md", "abc  \n\n\t", 3) == "abc"
+    assert truncate.truncate_file("USER.md", "x" * 500, 500) == "x" * 500
 
 
 def test_small_budget_uses_the_compact_marker_and_shrinks_the_tail() -> None:
     original = "HEAD-" + "a" * 1000 + "-TAIL"
     # 44 head + 12 tail + marker + 2 newlines is 74 > 64, so the tail gives up 10 characters.
-    output = budget.truncate_file("USER.md", original, 64)
+    output = truncate.truncate_file("USER.md", original, 64)
     assert output == "HEAD-" + "a" * 39 + "\n[cut 44+2/1010]\nIL"
 
 
 def test_tiny_budget_shrinks_the_head_after_the_tail() -> None:
-    assert budget.truncate_file("USER.md", "HEAD-" + "a" * 1000 + "-TAIL", 19) == "HEAD\n[cut 4+0/1010]"
+    assert truncate.truncate_file("USER.md", "HEAD-" + "a" * 1000 + "-TAIL", 19) == "HEAD\n[cut 4+0/1010]"
 
 
 def test_budget_below_the_compact_marker_keeps_a_plain_prefix() -> None:
-    assert budget.truncate_file("USER.md", "HEAD-" + "a" * 1000, 10) == "HEAD-aaaaa"
+    assert truncate.truncate_file("USER.md", "HEAD-" + "a" * 1000, 10) == "HEAD-aaaaa"
 
 
 def test_a_crlf_is_never_split() -> None:
     original = "x" * 699 + "\r\n" + "y" * 400  # the 700-char head cut falls inside the CRLF
-    head, _, _ = split_output(budget.truncate_file("T.md", original, 1000))
+    head, _, _ = split_output(truncate.truncate_file("T.md", original, 1000))
     assert head == "x" * 699
 
 
 def test_a_surrogate_pair_is_never_split() -> None:
     original = "a" * 699 + "\ud83d\ude00" + "b" * 399 + "\ud83d\ude00" + "c" * 199
-    head, _, tail = split_output(budget.truncate_file("T.md", original, 1000))
+    head, _, tail = split_output(truncate.truncate_file("T.md", original, 1000))
     assert head == "a" * 699
     assert tail == "c" * 199  # the 200-char tail cut falls inside the second pair
 
@@ -102,7 +104,7 @@ def test_a_surrogate_pair_is_never_split() -> None:
 @given(case=strategies.texts_with_budgets())
 def test_output_fits_and_keeps_a_true_prefix_and_suffix(case: tuple[str, int]) -> None:
     text, max_chars = case
-    output = budget.truncate_file("SOUL.md", text, max_chars)
+    output = truncate.truncate_file("SOUL.md", text, max_chars)
     trimmed = text.rstrip()
     assert len(output) <= max_chars
     if output == trimmed:
@@ -127,7 +129,7 @@ def test_the_marker_line_is_found_where_the_kept_head_ends(case: tuple[str, int]
     text, max_chars = case
     output = budget.truncate_for(name, text, max_chars)
     unit = f"## {name}\n<workspace_file>\n{output}\n</workspace_file>"
-    at = budget.marker_start(name, unit)
+    at = truncate.marker_start(name, unit)
     found = FULL_MARKER.search(output) or COMPACT_MARKER.search(output)
     if found is None:
         assert at is None or FULL_MARKER.search(text) or COMPACT_MARKER.search(text)
@@ -265,40 +267,35 @@ def test_signature_is_compact_json_of_budgets_and_cut_counts() -> None:
     assert " " not in budget.signature(cut_files(), Budgets())
 
 
-def test_once_shows_the_notice_once_per_truncation(tmp_path: Path) -> None:
-    state = tmp_path / "session.json"
-    once = Budgets(warning="once")
-    signature = budget.signature(cut_files(), once)
-
-    show, seen = budget.notice_decision(once, signature, state)
-    assert show is True
-    budget.write_seen(state, seen)
-
-    show, seen = budget.notice_decision(once, signature, state)
-    assert show is False
-    budget.write_seen(state, seen)
-
-    changed = Budgets(max_chars=19_000, warning="once")
-    new_signature = budget.signature(budget.apply([loaded("SOUL.md", "a" * 40_000)], changed), changed)
-    assert new_signature != signature
-    assert budget.notice_decision(changed, new_signature, state)[0] is True
+def notice_shown(workspace: Path, state: Path, warning: str, max_chars: int = 1_000) -> bool:
+    """Whether a compile with a cut SOUL.md renders the truncation notice (and records its state)."""
+    overrides = (
+        f"agents.defaults.bootstrapPromptTruncationWarning={warning}",
+        f"agents.defaults.bootstrapMaxChars={max_chars}",
+    )
+    prompt = promptc.compile_prompt(Request(workspace=workspace, session_state=state, overrides=overrides))
+    return any(section.id == "bootstrap_notice" for section in prompt.sections)
 
 
-def test_off_never_shows_and_records_nothing(tmp_path: Path) -> None:
-    state = tmp_path / "session.json"
-    off = Budgets(warning="off")
-    assert budget.notice_decision(off, budget.signature(cut_files(), off), state) == (False, None)
+def test_once_shows_the_notice_once_per_truncation(make_workspace, tmp_path: Path) -> None:
+    ws, state = make_workspace({"SOUL.md": "s" * 5_000}), tmp_path / "session.json"
+    assert notice_shown(ws, state, "once") is True
+    assert notice_shown(ws, state, "once") is False
+    assert notice_shown(ws, state, "once", max_chars=900) is True  # a different cut: a new signature
+    assert notice_shown(ws, state, "once", max_chars=900) is False
+    assert len(budget.read_seen(state)) == 2
+
+
+def test_off_never_shows_and_records_nothing(make_workspace, tmp_path: Path) -> None:
+    ws, state = make_workspace({"SOUL.md": "s" * 5_000}), tmp_path / "session.json"
+    assert notice_shown(ws, state, "off") is False
     assert not state.exists()
 
 
-def test_always_shows_every_time(tmp_path: Path) -> None:
-    state = tmp_path / "session.json"
-    always = Budgets(warning="always")
-    signature = budget.signature(cut_files(), always)
-    for _ in range(3):
-        show, seen = budget.notice_decision(always, signature, state)
-        assert show is True
-        budget.write_seen(state, seen)
+def test_always_shows_every_time(make_workspace, tmp_path: Path) -> None:
+    ws, state = make_workspace({"SOUL.md": "s" * 5_000}), tmp_path / "session.json"
+    assert [notice_shown(ws, state, "always") for _ in range(3)] == [True, True, True]
+    assert len(budget.read_seen(state)) == 1
 
 
 def test_nothing_cut_means_no_notice_in_any_mode() -> None:

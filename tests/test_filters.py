@@ -1,4 +1,4 @@
-"""The filter table: session kind, setup state, heartbeat, hooks."""
+"""The filter table: session kind, setup state, chat type, heartbeat, optional files, hooks; their order and reasons."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from tests.factories import loaded, make_config
 
 ALL_FILES = tuple(loaded(name, f"{name} text") for name in BOOTSTRAP_FILE_NAMES)
 HEARTBEATS_ON = make_config(heartbeat=HeartbeatConfig(enabled=True, include_section=True))
+HEARTBEATS_OFF = make_config(heartbeat=HeartbeatConfig(enabled=False))
 
 
 @pytest.fixture(autouse=True)
@@ -93,8 +94,39 @@ def test_heartbeat_file_follows_heartbeat_guidance(enabled, include, default_age
 # --------------------------------------------------------------------------- the table
 
 
-def test_filters_run_in_the_documented_order() -> None:
-    assert filters.filter_names() == ("session", "setup", "chat", "heartbeat", "optional", "legacy", "hooks")
+def drop_of(name: str, run: RunFacts, cfg=HEARTBEATS_ON, files=ALL_FILES) -> str | None:
+    """The filter that removed `name` on this run, or None when every filter keeps it."""
+    _, drops = filters.apply_with_drops(files, cfg, run, setup_complete=False, workspace="/ws")
+    return next((drop.filter for drop in drops if drop.file == name), None)
+
+
+def test_a_file_two_filters_would_remove_is_removed_by_the_one_that_runs_first() -> None:
+    # session before setup, and before chat type: a sub-agent or cron run never reaches them
+    assert drop_of("BOOTSTRAP.md", RunFacts(session="subagent")) == "session"
+    assert drop_of("BOOTSTRAP.md", RunFacts(session="heartbeat")) == "setup"
+    assert drop_of("MEMORY.md", RunFacts(session="cron", chat_type="group")) == "session"
+    assert drop_of("MEMORY.md", RunFacts(chat_type="group")) == "chat"
+    # heartbeat before optional files: an absent HEARTBEAT.md with guidance off is the heartbeat filter's
+    absent = (*ALL_FILES[:5], loaded("HEARTBEAT.md", None, status="missing"), *ALL_FILES[6:])
+    assert drop_of("HEARTBEAT.md", RunFacts(), HEARTBEATS_OFF, absent) == "heartbeat"
+    assert drop_of("HEARTBEAT.md", RunFacts(), HEARTBEATS_ON, absent) == "optional"
+
+
+def test_hooks_run_last_and_see_what_the_other_filters_left(hook_module: str) -> None:
+    block = "Default heartbeat prompt:\n`Read HEARTBEAT.md. If nothing needs attention, reply HEARTBEAT_OK.`"
+    files = (loaded("AGENTS.md", f"rules\n\n{block}\n"), loaded("MEMORY.md", None, status="missing"))
+    cfg = make_config(hooks=(f"{hook_module}:record",))
+    filters.apply(files, cfg, RunFacts(session="main"), setup_complete=False, workspace="/ws")
+    assert sys.modules[hook_module].files_seen == [[("AGENTS.md", "rules")]]
+
+
+def test_each_drop_gives_the_reason_of_the_filter_that_removed_it(hook_module: str) -> None:
+    cfg = make_config(heartbeat=HeartbeatConfig(enabled=False), hooks=(f"{hook_module}:drop_tools",))
+    _, drops = filters.apply_with_drops(ALL_FILES, cfg, RunFacts(session="heartbeat"), setup_complete=False)
+    assert [(drop.file, drop.filter, drop.reason) for drop in drops] == [
+        ("BOOTSTRAP.md", "setup", "BOOTSTRAP.md only reaches main sessions while setup is pending"),
+        ("TOOLS.md", "hooks", "a bootstrap hook removed it"),
+    ]
 
 
 def test_drops_name_the_filter_responsible() -> None:
@@ -131,6 +163,12 @@ def hook_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
 
         def drop_tools(files, context):
             return [f for f in files if f.name != "TOOLS.md"]
+
+        files_seen = []
+
+        def record(files, context):
+            files_seen.append([(f.name, f.content) for f in files])
+            return files
 
         def explode(files, context):
             raise RuntimeError("boom")

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._lib.errors import ConfigError
-from . import schema
+from . import configkeys, schema
 from .layers import ConfigSet, Origin, default_agent_id, find_agent, merge
 
-AGENT_KEYS = frozenset(schema.AGENT_ENTRY.fields) - {"id"}
+AGENT_KEYS = frozenset(configkeys.AGENT_ENTRY.fields) - {"id"}
 """Keys an agent can set for itself; a bare one (`subagents.delegationMode`) means the agent's."""
 
 
@@ -33,7 +33,7 @@ class Explanation:
     origin: Origin
     """The layer (and line) that set it."""
     looked_up: str
-    """What was looked up: the key itself, or the agent's effective setting it stands for."""
+    """What is looked up: the key itself, or the agent's effective setting it stands for."""
 
 
 # --------------------------------------------------------------------------- keys
@@ -94,8 +94,8 @@ def explain(configs: ConfigSet, key: str, agent: str | None = None) -> Explanati
         agent = agent or default_agent_id(tree["agents"]["list"])
     if agent is not None and path[:2] == ("agents", "defaults"):
         return _for_agent(configs, key, path, path[2:], agent, entry_key=None)
-    if agent is not None and path[:2] in schema.AGENT_OVERRIDES:
-        return _for_agent(configs, key, path, path[2:], agent, entry_key=schema.AGENT_OVERRIDES[path[:2]])
+    if agent is not None and path[:2] in configkeys.AGENT_OVERRIDES:
+        return _for_agent(configs, key, path, path[2:], agent, entry_key=configkeys.AGENT_OVERRIDES[path[:2]])
     if not _has(tree, path):
         raise ConfigError(_unknown_path(tree, path))
     return Explanation(key, _get(tree, path), _origin_of(configs, [path]), show_key(path))
@@ -116,11 +116,6 @@ def _for_agent(configs: ConfigSet, key: str, path: tuple, sub: tuple, agent: str
         own_path = ("agents", "list", index) + ((entry_key,) if entry_key else ()) + sub
         paths = paths + [own_path] if isinstance(value, dict) else [own_path]  # a leaf: the entry wins
     return Explanation(key, value, _origin_of(configs, paths), f"{show_key(path)} for agent {agent}")
-
-
-def origin_text(configs: ConfigSet, path: tuple) -> str:
-    """Who set the value at `path`, as `explain` prints it."""
-    return str(_origin_of(configs, [path]))
 
 
 def _origin_of(configs: ConfigSet, paths: list[tuple]) -> Origin:

@@ -3,7 +3,7 @@
 promptc reads a few of OpenClaw's sections (agents, skills, tools, memory, acp, hooks) and uses
 some keys in them. A key the schema does not know but OpenClaw does is accepted without checks
 and named in one note, so `--config ~/.openclaw/openclaw.json` works; a key neither knows is still an error
-with a did-you-mean. When promptc starts reading a key (it is added to `schema.py`), the schema
+with a did-you-mean. When promptc starts reading a key (it is added to `configkeys.py`), the schema
 checks it and this list no longer matters for it: nothing here needs changing.
 
 Tables are named by their path in promptc's schema: `[]` is any list item, `{}` any mapping key

@@ -24,7 +24,7 @@ from .._lib.text import neutralise, normalise
 from ..model.config import CacheConfig
 from ..model.prompt import PromptUnit, RenderedSection
 from ..model.units import DYNAMIC_UNIT, FILE_PREFIX, HEAD_SUFFIX, named_heads, order_files, reached, unit_name
-from ..workspace.budget import marker_start
+from ..workspace.truncate import marker_start
 from . import partials as partials_mod
 from . import uservars
 from .catalogue import SectionSpec, Selection

@@ -1,67 +1,26 @@
-"""Fit bootstrap files into the per-file and total budgets with head/tail truncation (SPEC 5.4).
-
-Characters are code points. The truncation notice decision is pure; its state file is thin I/O.
-"""
+"""Fit bootstrap files into the per-file and total budgets, each cut the way that suits it
+(truncate.py); and the truncation notice: its signature, whether to show it, the seen-state."""
 
 from __future__ import annotations
 
 import json
-import re
-from collections.abc import Callable, MutableMapping, Sequence
+from collections.abc import MutableMapping, Sequence
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 
 from ..model.config import Budgets
 from ..model.workspace import ContextFile, FileStatus, WorkspaceFile
 from .state import read_json_bytes, read_json_object, write_members
+from .truncate import truncate_file, truncate_with_digest
 
-HEAD_TENTHS = 7
-TAIL_TENTHS = 2
-"""Head and tail shares of the budget, in tenths: integer maths, as int(0.7 * 90) is 62."""
-LINE_BREAK_REACH = 256
-"""How far a cut point may move to land on a line break."""
 MIN_REMAINING = 64
 """Below this many characters of total budget, later files are dropped."""
-MAX_SEEN_SIGNATURES = 32
-SEEN_SIGNATURES_KEY = "bootstrapTruncationSignaturesSeen"
-"""The key in the session state file that holds the signatures already warned about."""
 
 
-# --------------------------------------------------------------------------- one file
-
-
-def truncate_file(name: str, text: str, max_chars: int) -> str:
-    """`text` trailing-trimmed, cut head/tail with a marker when longer than `max_chars`.
-
-    Keeps about 70% from the start and 20% from the end; the result is never longer than
-    `max_chars`. Cuts prefer line breaks within 256 characters and never split a surrogate
-    pair or a CRLF.
-    """
-    text = text.rstrip()
-    if len(text) <= max_chars:
-        return text
-    head, tail, marker = _layout(name, len(text), max_chars)
-    if marker is None:
-        return text[: _safe_head_end(text, max_chars)]
-    head_end = _head_cut(text, head)
-    tail_start = _tail_cut(text, len(text) - tail)
-    return _join(text[:head_end], marker(head_end, len(text) - tail_start), text[tail_start:])
-
+# --------------------------------------------------------------------------- each file's cut
 
 DIGEST_FILES = frozenset({"AGENTS.md"})
 """Files whose cut middle is replaced by a digest of its rule lines instead of nothing."""
-DIGEST_SHARES = (45, 35, 15)
-"""Head, digest and tail shares of the budget, in percent (the rest is for the marker lines)."""
-DIGEST_LINE_MAX = 240
-"""A digest line longer than this is shortened (with an ellipsis)."""
-RULE_WORDS = re.compile(
-    r"\b(must|never|always|only|do not|don't|required?|forbidden|security|secrets?|credentials?|passwords?|"
-    r"tokens?|privacy|private|tests?|commit|push|approv\w*|confirm|delete|ask)\b",
-    re.IGNORECASE,
-)
-"""Words that mark a line as a rule worth keeping when the middle of AGENTS.md is cut."""
-LIST_OR_HEADING = re.compile(r"^(#{1,6}\s|[-*+]\s|\d+[.)]\s)")
 
 
 def truncate_for(name: str, text: str, max_chars: int) -> str:
@@ -69,209 +28,6 @@ def truncate_for(name: str, text: str, max_chars: int) -> str:
     if name in DIGEST_FILES:
         return truncate_with_digest(name, text, max_chars)
     return truncate_file(name, text, max_chars)
-
-
-def truncate_with_digest(name: str, text: str, max_chars: int) -> str:
-    """Keep about 45% from the start, a digest of the rule lines from the cut middle in about 35%,
-    and about 15% from the end; a digest that needs less than its share gives the rest back to
-    the head and tail (three parts to one; less when the full share would take every rule line
-    of the middle into the head). The result is never longer than `max_chars`; when the
-    budget is too small for the digest layout, or the middle has no rule lines, the plain cut is
-    used."""
-    text = text.rstrip()
-    if len(text) <= max_chars:
-        return text
-    head_share, digest_share, tail_share = (max_chars * share // 100 for share in DIGEST_SHARES)
-    cut = _digest_cut(text, head_share, tail_share, digest_share)
-    if cut is None:  # no rules in the middle: the plain cut keeps more of the file
-        return truncate_file(name, text, max_chars)
-    spare = digest_share - cut.used
-    for given in (spare, spare // 2, spare // 4) if spare > 0 else ():  # the most that keeps a rule in the middle
-        wider = _digest_cut(text, head_share + given * 3 // 4, tail_share + given // 4, cut.used)
-        if wider is not None:
-            cut = wider
-            break
-    head, tail = text[: cut.head_end], text[cut.tail_start :]
-    lines = digest_lines(name, len(head), len(tail), len(text), cut.chosen, cut.left_out)
-    result = "\n".join(part for part in (head, *lines, tail) if part)
-    return result if len(result) <= max_chars else truncate_file(name, text, max_chars)
-
-
-@dataclass(frozen=True, slots=True)
-class _DigestCut:
-    head_end: int
-    tail_start: int
-    chosen: list[str]
-    left_out: int
-    used: int
-    """Characters the chosen lines take, newlines included."""
-
-
-def _digest_cut(text: str, head: int, tail: int, budget: int) -> _DigestCut | None:
-    """Where the head and tail end for these lengths, and the digest of the middle between
-    them within `budget` (None when the middle has no rule line that fits)."""
-    head_end = _head_cut(text, head)
-    tail_start = _tail_cut(text, len(text) - tail)
-    fenced = _fence_count(text[:head_end]) % 2 == 1  # the head ends inside a code block
-    chosen, left_out = rule_digest(text[head_end:tail_start], budget, fenced=fenced)
-    if not chosen:
-        return None
-    return _DigestCut(head_end, tail_start, chosen, left_out, sum(len(line) + 1 for line in chosen))
-
-
-def _fence_count(text: str) -> int:
-    return sum(1 for line in text.split("\n") if _is_fence(line))
-
-
-def _is_fence(line: str) -> bool:
-    return line.lstrip().startswith(("```", "~~~"))
-
-
-def digest_lines(name: str, head: int, tail: int, size: int, chosen: list[str], left_out: int) -> list[str]:
-    """The usual cut marker, the digest's label and lines, and how many rule lines did not fit."""
-    label = f"[rule lines from the cut part of {name}, in their original order:]"
-    omitted = [f"[... {left_out} more rule lines did not fit ...]"] if left_out else []
-    return [full_marker(name, head, tail, size), label, *chosen, *omitted]
-
-
-def rule_digest(middle: str, budget: int, *, fenced: bool = False) -> tuple[list[str], int]:
-    """(the rule lines that fit `budget`, in file order; how many candidates did not fit).
-
-    Lines naming a rule (must, never, secrets, commit, ...) are taken first, then headings and
-    list items, each in file order, while they fit with one newline between them. `fenced`: the
-    middle starts inside a code block (its opening fence is in the head).
-    """
-    candidates = [_digest_line(line) for line in _outside_code_fences(middle.split("\n"), fenced)]
-    ranked = [(i, line) for i, line in enumerate(candidates) if line and RULE_WORDS.search(line)]
-    ranked += [
-        (i, line)
-        for i, line in enumerate(candidates)
-        if line and not RULE_WORDS.search(line) and LIST_OR_HEADING.match(line)
-    ]
-    taken, used = set(), 0
-    for index, line in ranked:
-        if used + len(line) + 1 <= budget:
-            taken.add(index)
-            used += len(line) + 1
-    return [candidates[i] for i in sorted(taken)], len(ranked) - len(taken)
-
-
-def _outside_code_fences(lines: list[str], fenced: bool = False) -> list[str]:
-    """The lines, with fence lines and everything inside code fences blanked (code is not a rule)."""
-    kept = []
-    for line in lines:
-        fence = _is_fence(line)
-        fenced = fenced != fence
-        kept.append("" if fence or fenced else line)
-    return kept
-
-
-def _digest_line(line: str) -> str:
-    """A line with its whitespace collapsed, shortened to the digest's line limit."""
-    line = " ".join(line.split())
-    return line if len(line) <= DIGEST_LINE_MAX else line[: DIGEST_LINE_MAX - 1] + "\u2026"
-
-
-def full_marker(name: str, head: int, tail: int, size: int) -> str:
-    """The marker line that replaces the middle of a cut file."""
-    return f"[... {name} cut: kept {head}+{tail} of {size} chars; read the file for the rest ...]"
-
-
-def compact_marker(head: int, tail: int, size: int) -> str:
-    """The marker used when the budget is too small for the full one."""
-    return f"[cut {head}+{tail}/{size}]"
-
-
-def marker_start(name: str, text: str) -> int | None:
-    """Where the first cut-marker line of `name` starts in `text` (a prompt unit holding the cut
-    file), or None; the line break before it is what separates the kept head from the rest."""
-    pattern = re.compile(
-        r"(?<=\n)(\[\.\.\. " + re.escape(name) + r" cut: kept \d+\+\d+ of \d+ chars; |\[cut \d+\+\d+/\d+\]$)", re.M
-    )
-    found = pattern.search(text)
-    return found.start() if found and found.start() > 1 else None
-
-
-MarkerMaker = Callable[[int, int], str]
-"""Builds a marker line from the kept head and tail lengths."""
-
-
-def _layout(name: str, size: int, max_chars: int) -> tuple[int, int, MarkerMaker | None]:
-    """Head and tail lengths plus the marker to use, together fitting `max_chars`.
-
-    The marker is None when not even a bare compact marker fits.
-    """
-    head, tail = max_chars * HEAD_TENTHS // 10, max_chars * TAIL_TENTHS // 10
-    full = partial(full_marker, name, size=size)
-    # Marker length grows with the digits of head and tail, so checking at the largest
-    # values bounds every smaller cut too.
-    if _joined_length(head, tail, full(head, tail)) <= max_chars:
-        return head, tail, full
-    compact = partial(compact_marker, size=size)
-    if len(compact(0, 0)) > max_chars:
-        return 0, 0, None
-    head, tail = _shrink_to_fit(head, tail, compact, max_chars)
-    return head, tail, compact
-
-
-def _shrink_to_fit(head: int, tail: int, marker: MarkerMaker, max_chars: int) -> tuple[int, int]:
-    """Shorten the tail, then the head, until everything fits; then give the head back what
-    shorter counts and dropped separators freed."""
-    wanted_head = head
-    while (overflow := _joined_length(head, tail, marker(head, tail)) - max_chars) > 0:
-        tail_cut = min(tail, overflow)
-        head, tail = max(0, head - (overflow - tail_cut)), tail - tail_cut
-    while head < wanted_head and _joined_length(head + 1, tail, marker(head + 1, tail)) <= max_chars:
-        head += 1
-    return head, tail
-
-
-def _joined_length(head: int, tail: int, marker: str) -> int:
-    """Length of head + marker + tail with one newline between non-empty neighbours."""
-    return head + tail + len(marker) + (head > 0) + (tail > 0)
-
-
-def _join(head: str, marker: str, tail: str) -> str:
-    """Head, marker and tail on their own lines (empty parts take no separator)."""
-    return "\n".join(part for part in (head, marker, tail) if part)
-
-
-def _head_cut(text: str, end: int) -> int:
-    """Move a head cut back to the nearest line break within reach, kept safe."""
-    if 0 < end < len(text) and text[end] != "\n":
-        line_break = text.rfind("\n", max(0, end - LINE_BREAK_REACH), end)
-        if line_break > 0:
-            end = line_break
-    return _safe_head_end(text, end)
-
-
-def _tail_cut(text: str, start: int) -> int:
-    """Move a tail cut forward to just after the nearest line break within reach, kept safe."""
-    if 0 < start < len(text) and text[start - 1] != "\n":
-        line_break = text.find("\n", start, start + LINE_BREAK_REACH)
-        if line_break != -1 and line_break + 1 < len(text):
-            start = line_break + 1
-    return _safe_tail_start(text, start)
-
-
-def _splits_pair(text: str, index: int) -> bool:
-    """Whether cutting before `index` would separate a CRLF or a surrogate pair."""
-    if not 0 < index < len(text):
-        return False
-    before, after = text[index - 1], text[index]
-    crlf = before == "\r" and after == "\n"
-    surrogates = "\ud800" <= before <= "\udbff" and "\udc00" <= after <= "\udfff"
-    return crlf or surrogates
-
-
-def _safe_head_end(text: str, end: int) -> int:
-    """`end`, or one less when it would split a pair (keeps the head short, never longer)."""
-    return end - 1 if _splits_pair(text, end) else end
-
-
-def _safe_tail_start(text: str, start: int) -> int:
-    """`start`, or one more when it would split a pair (keeps the tail short, never longer)."""
-    return start + 1 if _splits_pair(text, start) else start
 
 
 # --------------------------------------------------------------------------- all files
@@ -328,7 +84,7 @@ def _cut(name: str, content: str, limit: int, cuts: Cuts) -> tuple[str, int, boo
 
 
 def _cut_reason(raw: int, max_chars: int, remaining: int) -> str:
-    """Which budget(s) forced the cut: the per-file one, the total one (when it was the
+    """Which budget(s) forced the cut: the per-file one, the total one (when it is the
     smaller limit), or both."""
     causes = []
     if raw > max_chars:
@@ -363,9 +119,14 @@ def describe_cuts(files: Sequence[ContextFile]) -> tuple[str, ...]:
 
 # --------------------------------------------------------------------------- truncation notice
 
+MAX_SEEN_SIGNATURES = 32
+"""How many truncation signatures the session state remembers, newest last."""
+SEEN_SIGNATURES_KEY = "bootstrapTruncationSignaturesSeen"
+"""The key in the session state file that holds the signatures already warned about."""
+
 
 def signature(files: Sequence[ContextFile], budgets: Budgets) -> str | None:
-    """A compact, deterministic key for this truncation; None when nothing was cut.
+    """A compact, deterministic key for this truncation; None when nothing is cut.
 
     Budgets plus name/raw/injected of every truncated or dropped file, in load order.
     """
@@ -403,18 +164,6 @@ def _remember(seen: Sequence[str], signature: str) -> tuple[str, ...]:
     """`seen` with `signature` moved to the newest end, keeping the newest 32."""
     kept = [item for item in seen if item != signature] + [signature]
     return tuple(kept[-MAX_SEEN_SIGNATURES:])
-
-
-def notice_decision(
-    budgets: Budgets, signature: str | None, state_path: Path | None
-) -> tuple[bool, tuple[str, ...] | None]:
-    """Read the seen signatures (if a session state file is given) and decide.
-
-    Returns (show, seen-to-store); pass the second to `write_seen` unless it is None.
-    """
-    seen = None if state_path is None else read_seen(state_path)
-    decision = decide_notice(budgets.warning, signature, seen)
-    return decision.show, decision.seen
 
 
 def read_seen(state_path: Path) -> tuple[str, ...]:

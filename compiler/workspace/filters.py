@@ -1,4 +1,4 @@
-"""Decide which bootstrap files a run sees, as an ordered table of named filters (SPEC 5.3).
+"""Decide which bootstrap files a run sees, as an ordered table of named filters.
 
 Session kind, setup state, chat type, heartbeat, optional files, the legacy heartbeat block,
 then user hooks; each step can be listed.
@@ -73,6 +73,9 @@ class FilterStep:
     """What the filter keeps or drops."""
     run: Filter
     """The filter itself."""
+    left_out: str
+    """Why a file this filter removes is left out, as the context report says it; `{session}`
+    stands for the session kind."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +86,8 @@ class Drop:
     """The file name."""
     filter: str
     """The name of the filter that removed it."""
+    reason: str
+    """That filter's `left_out`: why the file is left out."""
 
 
 # --------------------------------------------------------------------------- the filters
@@ -169,23 +174,53 @@ def run_hooks(files: tuple[WorkspaceFile, ...], inputs: FilterInputs) -> tuple[W
 
 
 FILTERS: tuple[FilterStep, ...] = (
-    FilterStep("session", "session kind and lightweight context", keep_for_session),
-    FilterStep("setup", "BOOTSTRAP.md only on main runs until setup is complete", keep_for_setup_state),
-    FilterStep("chat", "MEMORY.md only outside group chats, unless memoryInGroups", keep_for_chat_type),
-    FilterStep("heartbeat", "HEARTBEAT.md only when heartbeat guidance is on", keep_for_heartbeat),
-    FilterStep("optional", "absent HEARTBEAT/BOOTSTRAP/MEMORY files get no marker", keep_present_optional_files),
-    FilterStep("legacy", "the stale default-heartbeat-prompt block is removed", drop_legacy_heartbeat_block),
-    FilterStep("hooks", "bootstrap hooks from config and entry points", run_hooks),
+    FilterStep(
+        "session",
+        "session kind and lightweight context",
+        keep_for_session,
+        left_out="a {session} session leaves it out",
+    ),
+    FilterStep(
+        "setup",
+        "BOOTSTRAP.md only on main runs until setup is complete",
+        keep_for_setup_state,
+        left_out="BOOTSTRAP.md only reaches main sessions while setup is pending",
+    ),
+    FilterStep(
+        "chat",
+        "MEMORY.md only outside group chats, unless memoryInGroups",
+        keep_for_chat_type,
+        left_out="MEMORY.md stays out of group chats (agents.defaults.memoryInGroups)",
+    ),
+    FilterStep(
+        "heartbeat",
+        "HEARTBEAT.md only when heartbeat guidance is on",
+        keep_for_heartbeat,
+        left_out="heartbeat guidance is off for this agent (heartbeat.enabled, includeSystemPromptSection)",
+    ),
+    FilterStep(
+        "optional",
+        "absent HEARTBEAT/BOOTSTRAP/MEMORY files get no marker",
+        keep_present_optional_files,
+        left_out="an absent optional file gets no marker",
+    ),
+    FilterStep(
+        "legacy",
+        "the stale default-heartbeat-prompt block is removed",
+        drop_legacy_heartbeat_block,
+        left_out="it removes a stale block inside a file, never a whole file",
+    ),
+    FilterStep(
+        "hooks",
+        "bootstrap hooks from config and entry points",
+        run_hooks,
+        left_out="a bootstrap hook removed it",
+    ),
 )
 """The filters, in the order they run."""
 
 
 # --------------------------------------------------------------------------- running the table
-
-
-def filter_names() -> tuple[str, ...]:
-    """The filter names in the order they run."""
-    return tuple(step.name for step in FILTERS)
 
 
 def apply(
@@ -219,7 +254,7 @@ def apply_with_drops(
     for step in FILTERS:
         kept = step.run(current, inputs)
         names = {file.name for file in kept}  # by name: a step may rewrite a file it keeps
-        drops.extend(Drop(file.name, step.name) for file in current if file.name not in names)
+        drops.extend(Drop(file.name, step.name, step.left_out) for file in current if file.name not in names)
         current = kept
     return current, tuple(drops)
 
@@ -239,7 +274,7 @@ def hook_sources(config: ResolvedConfig, *, plugins: bool = True) -> list[tuple[
 
 @functools.cache
 def installed_hooks() -> tuple[importlib.metadata.EntryPoint, ...]:
-    """Hook plugins, sorted; scanned once per process (scanning costs milliseconds)."""
+    """Hook plugins, sorted; scanned once per process (a scan reads the entry points of every installed distribution)."""
     return entrypoints.entry_points(HOOK_ENTRY_POINT_GROUP)  # without importing importlib.metadata
 
 
