@@ -92,7 +92,8 @@ def test_an_extra_file_is_stale_and_gen_removes_only_it(run_cli, snapshots):
     code, out, _ = run_cli("snapshot", "check", "--dir", snapshots)
     assert code == 1
     assert "cron-job/notes.txt: stale file" in out
-    assert run_cli("snapshot", "gen", "--dir", snapshots)[0] == 0
+    code, out, _ = run_cli("snapshot", "gen", "--dir", snapshots)
+    assert code == 0 and "(0 updated, 1 stale removed)" in out
     assert not (snapshots / "cron-job" / "notes.txt").exists()
     assert (snapshots / "cron-job" / "scenario.yaml").is_file()
     assert (snapshots / "provider-contribution" / "contribution.yaml").is_file()
@@ -106,6 +107,9 @@ def test_a_deleted_output_is_missing(run_cli, snapshots):
     assert "none-mode/volatile.md: missing" in out
     assert "0 differ, 1 missing, 0 stale" in out
     assert "cache invalidated" not in out
+    code, out, _ = run_cli("snapshot", "gen", "--dir", snapshots)
+    assert code == 0 and "(1 updated, 0 stale removed)" in out
+    assert (snapshots / "none-mode" / "volatile.md").is_file()
 
 
 def test_outputs_left_behind_by_a_removed_scenario_are_stale(run_cli, snapshots):

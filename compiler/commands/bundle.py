@@ -5,14 +5,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..features.bundle import BundleError, build, load_matrix, verify, write
+from ..features import bundle
 from ..warm import batch
-from .common import (
-    EXIT_FOUND,
-    EXIT_OK,
-    add_input_flags,
-    request_from_args,
-)
+from .common import EXIT_FOUND, EXIT_OK, add_input_flags, request_from_args
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -47,17 +42,14 @@ def _jobs(text: str) -> int:
 
 def _bundle(args: argparse.Namespace) -> int:
     if str(args.out) == "-":
-        raise BundleError("--out -: a bundle is a directory, it cannot go to standard output")
+        raise bundle.BundleError("--out -: a bundle is a directory, it cannot go to standard output")
     request = request_from_args(args)  # its run facts are the base of every variant
-    variants = load_matrix(args.matrix, request.run)
-    built = build(variants, request, args.jobs)
-    counts = f"{len(variants)} variants, {len(built.stable)} distinct stable parts"
-    if args.check:
-        problems = verify(built, args.out)
-        for problem in problems:
-            print(problem)
-        print(f"promptc: bundle {args.out} is {'out of date' if problems else 'current'} ({counts})")
-        return EXIT_FOUND if problems else EXIT_OK
-    removed = write(built, args.out)
-    print(f"promptc: bundle written to {args.out}: {counts} ({removed} stale removed)")
-    return EXIT_OK
+    outcome = bundle.run(args.matrix, request, args.out, jobs=args.jobs, check=args.check)
+    counts = f"{outcome.variants} variants, {outcome.distinct} distinct stable parts"
+    if not args.check:
+        print(f"promptc: bundle written to {args.out}: {counts} ({outcome.removed} stale removed)")
+        return EXIT_OK
+    for problem in outcome.problems:
+        print(problem)
+    print(f"promptc: bundle {args.out} is {'out of date' if outcome.problems else 'current'} ({counts})")
+    return EXIT_FOUND if outcome.problems else EXIT_OK

@@ -5,10 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from .._lib.errors import (
-    UsageError,
-)
-from ..features.snapshot import check, format_drift, gen
+from .._lib.errors import UsageError
+from ..features import snapshot
 from .common import EXIT_FOUND, EXIT_OK
 
 
@@ -40,19 +38,18 @@ def _no_command(_args: argparse.Namespace) -> int:
 
 
 def _gen(args: argparse.Namespace) -> int:
-    drift = gen(args.dir, args.templates)
-    updated = len(drift.drifted) + len(drift.missing)
+    drift = snapshot.gen(args.dir, args.templates)
     print(
         f"promptc: snapshots written: {drift.scenarios} scenarios, {drift.files} files"
-        f" ({updated} updated, {len(drift.stale)} stale removed)"
+        f" ({len(drift.outdated)} updated, {len(drift.stale)} stale removed)"
     )
     return EXIT_OK
 
 
 def _check(args: argparse.Namespace) -> int:
-    drift = check(args.dir, args.templates)
+    drift = snapshot.check(args.dir, args.templates)
     if drift.clean:
         print(f"promptc: snapshots are current ({drift.scenarios} scenarios, {drift.files} files)")
         return EXIT_OK
-    print(format_drift(drift), end="")
+    print(snapshot.format_drift(drift), end="")
     return EXIT_FOUND
