@@ -12,6 +12,8 @@ import pytest
 from guardrail_helpers import copy_safety, replace_in
 
 from promptc.commands import cli
+from promptc.commands import watch as watch_command
+from promptc.commands.common import request_from_args
 from promptc.features import watch
 
 TIMEOUT = 20.0
@@ -42,13 +44,14 @@ def _watch(argv: list, edits: Callable[[threading.Event], None], renders: int, t
 
     thread = threading.Thread(target=edit, daemon=True)
     thread.start()
-    code = watch.run(args, stop_after=renders, timeout=timeout, ready=ready)
+    code = watch_command.run(args, stop_after=renders, timeout=timeout, ready=ready)
     thread.join(TIMEOUT)
     return code
 
 
 def _targets(*argv) -> watch.Targets:
-    return watch.watch_targets(cli.command_parser("render").parse_args([*map(str, argv)]))
+    args = cli.command_parser("render").parse_args([*map(str, argv)])
+    return watch.watch_targets(watch_command.named(args), lambda: request_from_args(args))
 
 
 def test_a_workspace_edit_re_renders_and_names_the_changed_stable_section(project, capsys):
@@ -181,7 +184,7 @@ def test_each_root_is_watched_without_recursion(project, tmp_path, monkeypatch):
     fake = _RecordingWatchfiles()
     monkeypatch.setattr(watch, "_watchfiles", lambda: fake)
     args = cli.command_parser("render").parse_args(["--watch", "--config", str(config), "--run", str(run)])
-    assert watch.run(args, timeout=0.2) == 0
+    assert watch_command.run(args, timeout=0.2) == 0
     paths, options = fake.calls[0]
     assert options["recursive"] is False
     roots = set(paths)

@@ -7,7 +7,6 @@ Each command lives in its own module, imported only when that command runs, so s
 from __future__ import annotations
 
 import argparse
-import functools
 import importlib
 import os
 import sys
@@ -103,16 +102,12 @@ def top_parser() -> argparse.ArgumentParser:
     return parser
 
 
-@functools.lru_cache(maxsize=32)
 def _parsed(name: str, words: tuple[str, ...]) -> argparse.Namespace:
-    """Parsed flags for one argument list: a process that runs `main` every turn parses the
-    same words once (parsing is a pure function of them; handlers never change `args`)."""
     return command_parser(name).parse_args(words)
 
 
-@functools.cache
 def command_parser(name: str) -> argparse.ArgumentParser:
-    """One command's parser, built the first time it is used in this process."""
+    """One command's parser (its module is imported only now, when the command runs)."""
     module_name, summary = COMMANDS[name]
     parser = Parser(prog=f"promptc {name}", description=summary)
     importlib.import_module(f"{__package__}.{module_name}").configure(parser)

@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
     if args.list_sections and args.format not in LIST_FORMATS:
         raise UsageError(f"--format {args.format}: --list-sections prints {' or '.join(LIST_FORMATS)}")
     if args.watch:
-        from ..features import watch
+        from . import watch
 
         return watch.run(args)
     prompt, update = compile_pending(args)

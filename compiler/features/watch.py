@@ -1,25 +1,25 @@
-"""`promptc render --watch`: re-render on every template, config, run-facts or workspace change
-and say whether the stable part (the cache prefix) changed. Needs the `watch` extra."""
+"""Watch a compile's inputs and compile again on every template, config, run-facts or workspace
+change, saying whether the stable part (the cache prefix) changed: what `promptc render --watch`
+runs. Needs the `watch` extra (watchfiles)."""
 
 from __future__ import annotations
 
-import argparse
 import functools
 import os
 import re
-import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .._lib import resources
 from .._lib.errors import PromptcError
-from ..commands import common
 from ..inputs import layers
 from ..model.prompt import Prompt
+from ..model.request import Request
+from ..pipeline import StateUpdate
 from ..warm import compiler as engine
 from .cache import diff as cache_diff
 
@@ -57,6 +57,27 @@ SKIPPED_DIR_NAMES = frozenset(
     }
 )
 """Dirs not watched at all (watchfiles' default filter would drop their events anyway)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Named:
+    """What the command line names besides what the config says: the paths to watch and the
+    files the render itself writes."""
+
+    templates: tuple[Path, ...]
+    """`--templates` dirs."""
+    files: tuple[Path, ...]
+    """Config, run-facts and contribution files (standard input is not watched)."""
+    workspace: Path | None
+    """`--workspace`, when given."""
+    written: tuple[Path, ...]
+    """`--out` and `--session-state`: changed by each render, never a reason for one."""
+
+
+Show = Callable[[Prompt | None, Prompt, StateUpdate, list[str]], None]
+"""Print a compiled prompt: (the previous one, this one, its state changes, what changed)."""
+Refuse = Callable[[PromptcError], None]
+"""Report bad input; the watch goes on with the last good prompt."""
 
 
 @dataclass(frozen=True)  # no slots: `roots` is a cached_property
@@ -117,18 +138,24 @@ def _is_temp_of(changed: Path, path: Path) -> bool:
 class _Loop:
     """What the watch loop carries from one watcher (set of targets) to the next."""
 
-    last: Prompt | None
-    """The last prompt that compiled, to compare the next one against."""
+    request: Callable[[], Request]
+    """Builds the request from its inputs, anew for each render."""
+    named: Named
+    """What the command line names."""
+    show: Show
+    """Prints a compiled prompt."""
+    refuse: Refuse
+    """Reports bad input."""
     stop_after: int | None
     """Stop after this many re-renders (tests)."""
     deadline: float | None
     """Stop at this `time.monotonic()` value (tests)."""
     ready: threading.Event | None
     """Cleared when a watcher starts, set once on its first idle tick (tests)."""
+    last: Prompt | None = None
+    """The last prompt that compiled, to compare the next one against."""
     renders: int = 0
     """Re-renders so far, errors included."""
-    printed: int = 0
-    """Prompts printed so far (from the second on, each follows a rule line)."""
     compiler: engine.Compiler | None = None
     """Kept across renders; told of each change (it does not check files itself)."""
 
@@ -139,32 +166,36 @@ class _Loop:
 
 
 def run(
-    args: argparse.Namespace,
+    request: Callable[[], Request],
+    named: Named,
+    show: Show,
+    refuse: Refuse,
     *,
     stop_after: int | None = None,
     timeout: float | None = None,
     ready: threading.Event | None = None,
 ) -> int:
-    """Render, then re-render after every relevant change until interrupted (Ctrl-C).
+    """Compile, then compile again after every relevant change until interrupted (Ctrl-C).
+    `request` builds the request anew each time (a run file may have changed).
 
     `stop_after` (re-renders), `timeout` (seconds) and `ready` (cleared when a watcher starts,
     on new targets too, and set once it is running) exist so tests can drive the loop.
     """
     watchfiles = _watchfiles()
     deadline = None if timeout is None else time.monotonic() + timeout
-    loop = _Loop(None, stop_after, deadline, ready)
-    loop.last = render_once(args, None, [], loop)
+    loop = _Loop(request, named, show, refuse, stop_after, deadline, ready)
+    loop.last = _render(loop, [])
     while not loop.finished():
-        _watch_targets_once(watchfiles, args, loop)
+        _watch_targets_once(watchfiles, loop)
     return 0
 
 
-def _watch_targets_once(watchfiles: Any, args: argparse.Namespace, loop: _Loop) -> None:
+def _watch_targets_once(watchfiles: Any, loop: _Loop) -> None:
     """Watch one set of targets until a limit is reached or the targets change (the config
     names other dirs, a dir appears or goes)."""
     if loop.ready is not None:
         loop.ready.clear()
-    targets, announced = watch_targets(args), False
+    targets, announced = watch_targets(loop.named, loop.request), False
     for changes in watchfiles.watch(
         *targets.roots,
         watch_filter=_filter(watchfiles, targets),
@@ -176,20 +207,20 @@ def _watch_targets_once(watchfiles: Any, args: argparse.Namespace, loop: _Loop) 
         if changes:
             if loop.compiler is not None:
                 loop.compiler.invalidate()
-            loop.last = render_once(args, loop.last, sorted({Path(path).name for _, path in changes}), loop)
+            loop.last = _render(loop, sorted({Path(path).name for _, path in changes}))
             loop.renders += 1
         elif loop.ready is not None and not announced:
             loop.ready.set()  # the first idle tick: this watcher is certainly running
             announced = True
-        if loop.finished() or (changes and _must_restart(args, targets, changes)):
+        if loop.finished() or (changes and _must_restart(loop, targets, changes)):
             return
 
 
-def _must_restart(args: argparse.Namespace, targets: Targets, changes: set[tuple[Any, str]]) -> bool:
+def _must_restart(loop: _Loop, targets: Targets, changes: set[tuple[Any, str]]) -> bool:
     """Whether the watcher needs new roots: a watched dir came or went, or the config (or a
     target's creation) changed what to watch. Files changing need no walk of the tree."""
     paths = [Path(path) for _, path in changes]
-    return any(p in targets.roots or p.is_dir() for p in paths) or watch_targets(args) != targets
+    return any(p in targets.roots or p.is_dir() for p in paths) or watch_targets(loop.named, loop.request) != targets
 
 
 def _watchfiles() -> Any:
@@ -209,30 +240,20 @@ def _filter(watchfiles: Any, targets: Targets) -> Any:
 # --------------------------------------------------------------------------- one render
 
 
-def render_once(args: argparse.Namespace, previous: Prompt | None, changed: list[str], loop: _Loop) -> Prompt | None:
-    """Compile and print; on bad input print the error and keep the last good prompt. A
-    re-render on stdout starts with a rule line holding the time and what changed."""
+def _render(loop: _Loop, changed: list[str]) -> Prompt | None:
+    """Compile and show; on bad input refuse it and keep the last good prompt."""
     changed = [name for name in changed if not is_editor_temp(name)]
-    trigger = f"{', '.join(changed)} changed; " if changed else ""
     try:
-        request = common.request_from_args(args)
+        request = loop.request()
         if loop.compiler is None:
             loop.compiler = engine.Compiler.from_request(request, check_files=False)  # the watcher says what changed
         prompt, update = loop.compiler.compile_pending(
             request.run, session_state=request.session_state, now=request.now
         )
     except PromptcError as exc:
-        common.print_error(exc)
-        sys.stderr.flush()
-        return previous
-    if loop.printed and (args.out is None or str(args.out) == common.STDIN):
-        sys.stdout.write(rule_line(time.strftime("%H:%M:%S"), changed))
-    common.emit(common.render_output(args, prompt), args.out)
-    loop.printed += 1
-    sys.stdout.flush()
-    if common.records_state(args):
-        update.write()
-    print(f"promptc: {trigger}{stable_summary(previous, prompt)}", file=sys.stderr, flush=True)
+        loop.refuse(exc)
+        return loop.last
+    loop.show(loop.last, prompt, update, changed)
     return prompt
 
 
@@ -256,33 +277,26 @@ def stable_summary(previous: Prompt | None, prompt: Prompt) -> str:
 # --------------------------------------------------------------------------- what to watch
 
 
-def watch_targets(args: argparse.Namespace) -> Targets:
+def watch_targets(named: Named, request: Callable[[], Request]) -> Targets:
     """The built-in and user templates, the workspace and skill dirs, and the input files.
 
     The workspace and config template dirs come from the config; while it does not load, the
     files themselves are still watched so that fixing them triggers a render.
     """
-    dirs = [resources.templates_root(), *args.templates]
-    files = [
-        path
-        for path in (*args.config, *([args.run] if args.run else []), *args.contributions)
-        if str(path) != common.STDIN
-    ]
-    workspace = args.workspace
+    dirs = [resources.templates_root(), *named.templates]
+    workspace = named.workspace
     try:
-        request = common.request_from_args(args)
+        given = request()
         cfg = layers.resolve(
-            layers.load(request.config_paths, request.overrides, request.config_layers), agent=request.run.agent
+            layers.load(given.config_paths, given.overrides, given.config_layers), agent=given.run.agent
         )
         dirs += [Path(d) for d in (*cfg.template_dirs, *cfg.skills.extra_dirs)]
-        workspace = args.workspace or Path(cfg.workspace)
+        workspace = named.workspace or Path(cfg.workspace)
     except PromptcError:
         pass  # watch what is known; fixing the config triggers a render and a retarget
     dirs = sorted({d.resolve() for d in (*dirs, *([workspace] if workspace else []))})
-    files = sorted({f.resolve() for f in files})
-    ignored = tuple(
-        sorted({p.resolve() for p in (args.out, args.session_state) if p is not None and str(p) != common.STDIN})
-    )
+    files = sorted({f.resolve() for f in named.files})
+    ignored = tuple(sorted({p.resolve() for p in named.written}))
     state = (workspace.resolve() / STATE_DIR,) if workspace else ()
     pending = tuple(path for path in (*dirs, *files) if not path.exists())
     return Targets(tuple(dirs), tuple(files), ignored, state, pending)
