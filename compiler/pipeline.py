@@ -121,7 +121,7 @@ def _with_chat_dropped(
 ) -> tuple[WorkspaceFile, ...]:
     """The files the truncation notice counts: those injected, plus what the chat-type filter
     left out of a group chat (MEMORY.md). So a group chat shows the notice its owner's direct
-    chat does, and the two share their first cache tier, where the notice sits (issue 11)."""
+    chat does, and the two share their first cache tier, where the notice sits."""
     chat = {drop.file for drop in drops if drop.filter == "chat"}
     if not chat:
         return tuple(files)

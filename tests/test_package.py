@@ -114,6 +114,92 @@ def test_no_command_module_imports_the_front_end():
             assert "promptc.commands.cli" not in _imports(name, path, set(modules)), name
 
 
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("_lib",),
+    ("model", "transcript"),
+    ("inputs",),
+    ("workspace",),
+    ("skills",),
+    ("sections",),
+    ("tiers",),
+    ("emit",),
+    ("pipeline",),
+    ("warm",),
+    ("features",),
+    ("commands",),
+    ("__init__", "__main__"),
+)
+"""The package's layers, lowest first (docs/design.md gives the same order and why). A module may
+import its own layer and those below it; two packages of one layer may not import each other."""
+
+
+def _layer(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def _upward(graph: dict[str, set[str]], layers: tuple[tuple[str, ...], ...] = LAYERS) -> list[str]:
+    """Every import that points up the layers, or sideways into another package of the same layer."""
+    rank = {name: index for index, group in enumerate(layers) for name in group}
+    found = []
+    for importer, targets in sorted(graph.items()):
+        for target in sorted(targets):
+            low, high = _layer(importer), _layer(target)
+            if low != high and rank[high] >= rank[low]:
+                found.append(f"{importer} -> {target}")
+    return found
+
+
+def _package_graph(graph: dict[str, set[str]], package: str) -> dict[str, set[str]]:
+    """The imports between the direct children (modules and subpackages) of one package."""
+    prefix = package + "."
+
+    def child(module: str) -> str | None:
+        return prefix + module[len(prefix) :].split(".")[0] if module.startswith(prefix) else None
+
+    children: dict[str, set[str]] = {}
+    for importer, targets in graph.items():
+        source = child(importer)
+        if source is None:
+            continue
+        children.setdefault(source, set())
+        children[source] |= {t for t in map(child, targets) if t is not None and t != source}
+    return children
+
+
+def test_every_module_is_in_a_layer_and_every_import_points_down():
+    modules = _modules()
+    graph = {name: _imports(name, path, set(modules)) - {name} for name, path in modules.items()}
+    layered = {name for group in LAYERS for name in group}
+    assert {_layer(name) for name in modules} == layered
+    assert _upward(graph) == []
+
+
+def test_no_two_packages_import_each_other_at_any_depth():
+    modules = _modules()
+    graph = {name: _imports(name, path, set(modules)) - {name} for name, path in modules.items()}
+    packages = sorted({name for name, path in modules.items() if path.name == "__init__.py"})
+    assert len(packages) >= 10
+    for package in packages:
+        assert _cycles(_package_graph(graph, package)) == [], package
+
+
+def test_the_layer_checks_catch_an_upward_import_and_a_cycle_between_packages():
+    graph = {"promptc.model.a": {"promptc.warm.b"}, "promptc.warm.b": set(), "promptc.inputs.c": {"promptc.model.a"}}
+    assert _upward(graph) == ["promptc.model.a -> promptc.warm.b"]
+    assert _upward({"promptc.model.x": {"promptc.transcript.y"}}) == ["promptc.model.x -> promptc.transcript.y"]
+    packages = {"promptc.warm.a.x": {"promptc.warm.b.y"}, "promptc.warm.b.y": {"promptc.warm.a.z"}, "promptc.warm.a.z": set()}
+    assert _cycles(_package_graph(packages, "promptc.warm")) == [["promptc.warm.a", "promptc.warm.b"]]
+
+
+def test_the_design_document_gives_the_same_layer_order():
+    design = (REPO / "docs" / "design.md").read_text(encoding="utf-8")
+    table = design[design.index("## Layers") :].split("\n## ")[0]
+    named = re.findall(r"^\| (\d+) \| ([^|]+) \|", table, flags=re.MULTILINE)
+    written = tuple(tuple(re.findall(r"`([^`]+)`", cell)) for _, cell in named)
+    assert written == LAYERS
+
+
 # --------------------------------------------------------------------------- the wheel
 
 

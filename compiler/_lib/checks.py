@@ -193,7 +193,7 @@ def sequence_of(check: Check, expected: str) -> Check:
 
     def checked(value: Any) -> tuple[Any, ...]:
         kind = type(value)
-        # Plain tuples and lists skip the ABC checks, which cost microseconds: every CLI render makes a Request.
+        # Plain tuples and lists skip the ABC checks (every CLI render makes a Request).
         plain = kind is tuple or kind is list
         if not plain and (isinstance(value, (str, bytes, os.PathLike)) or not isinstance(value, Sequence)):
             raise ValueError(f"expected a sequence of {expected}, got {shown(value)}")

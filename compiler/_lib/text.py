@@ -20,7 +20,7 @@ def replace_surrogates(text: str) -> str:
 
 
 def normalise(text: str) -> str:
-    """CRLF/CR to LF, trailing whitespace stripped per line, whole text trimmed (SPEC 4.1);
+    """CRLF/CR to LF, trailing whitespace stripped per line, whole text trimmed;
     lone surrogates replaced, so every section encodes as UTF-8."""
     lines = replace_surrogates(text).replace("\r\n", "\n").replace("\r", "\n").split("\n")
     return "\n".join(line.rstrip() for line in lines).strip()

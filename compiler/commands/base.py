@@ -11,7 +11,7 @@ from typing import NoReturn
 from .._lib.errors import PromptcError, UsageError
 
 EXIT_OK, EXIT_FOUND, EXIT_BAD_INPUT = 0, 1, 2
-"""0 ok; 1 a check found something; 2 bad input or usage (SPEC 10)."""
+"""0 ok; 1 a check found something; 2 bad input or usage."""
 
 
 class Parser(argparse.ArgumentParser):

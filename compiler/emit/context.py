@@ -1,4 +1,4 @@
-"""`promptc context`: what went into the prompt, file by file and section by section (SPEC 7)."""
+"""`promptc context`: what went into the prompt, file by file and section by section."""
 
 from __future__ import annotations
 

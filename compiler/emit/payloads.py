@@ -1,4 +1,4 @@
-"""The compiled prompt as text, as JSON data, or as the system part of a provider request (SPEC 7).
+"""The compiled prompt as text, as JSON data, or as the system part of a provider request.
 
 Every provider emitter returns a plain dict whose keys are the SDK call's own keyword arguments,
 so it can be splatted into the call:
@@ -37,7 +37,7 @@ def to_text(prompt: Prompt) -> str:
 
 
 def to_json(prompt: Prompt) -> dict[str, Any]:
-    """Everything about the compile as plain data (keys of SPEC 7, plus `surfaces` for codex)."""
+    """Everything about the compile as plain data (the keys `--format json` documents, plus `surfaces` for codex)."""
     data: dict[str, Any] = {
         "stable": prompt.stable,
         "volatile": prompt.volatile,

@@ -1,4 +1,4 @@
-"""Provider contributions: stable prefix, dynamic suffix and slot overrides (SPEC 4.4)."""
+"""Provider contributions: stable prefix, dynamic suffix and slot overrides."""
 
 from __future__ import annotations
 

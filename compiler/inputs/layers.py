@@ -1,4 +1,4 @@
-"""Load config layers, validate them against a declared schema and resolve one agent (SPEC 3.1).
+"""Load config layers, validate them against a declared schema and resolve one agent.
 
 Precedence, lowest to highest:
   1. built-in defaults (templates/defaults.yaml)

@@ -86,7 +86,7 @@ def parse_source(text: str, path: Path, error: type[PromptcError] = PromptcError
     """
     suffix = path.suffix.lower()
     if suffix in (".json", ".json5"):
-        from . import json5src  # here: a YAML config never needs the JSON5 reader (cold start, issue 12)
+        from . import json5src  # here: a YAML config never loads the JSON5 reader
 
         if suffix == ".json5" or json5src.available():
             value, locations = json5src.parse(text, str(path), error)

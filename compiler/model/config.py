@@ -25,7 +25,7 @@ conversation)."""
 
 @dataclass(frozen=True, slots=True)
 class Budgets:
-    """Bootstrap budgets for one agent (SPEC 5.4)."""
+    """Bootstrap budgets for one agent."""
 
     max_chars: int = 20000
     """Per-file budget."""
@@ -137,7 +137,7 @@ class UserVariable:
 
 @dataclass(frozen=True, slots=True)
 class ResolvedConfig:
-    """Config for one agent after all layers are merged and validated (SPEC 3.1)."""
+    """Config for one agent after all layers are merged and validated."""
 
     agent_id: str
     """The agent this config was resolved for."""

@@ -17,7 +17,7 @@ BOOTSTRAP_FILE_NAMES: tuple[str, ...] = (
     "BOOTSTRAP.md",
     "MEMORY.md",
 )
-"""The fixed load order (SPEC 5.1). `memory.md` stands in for MEMORY.md when only it exists."""
+"""The fixed load order. `memory.md` stands in for MEMORY.md when only it exists."""
 DYNAMIC_FILE_NAMES: frozenset[str] = frozenset({"HEARTBEAT.md"})
 """Bootstrap files that render below the cache boundary."""
 
@@ -78,7 +78,7 @@ class ContextFile:
 
 @dataclass(frozen=True, slots=True)
 class Skill:
-    """One discovered skill (SPEC 6)."""
+    """One discovered skill."""
 
     name: str
     """Frontmatter `name`, or the directory name."""

@@ -223,8 +223,8 @@ def _turn_key(run: RunFacts, state_path: Path | None) -> Hashable | None:
 
 
 class _Hashed:
-    """A key with its hash worked out once: hashing whole run facts (a tool list of records) or
-    a request's inputs costs microseconds, and an LRU lookup asks for it twice more."""
+    """A key with its hash worked out once: a turn's key holds the whole run facts (a tool list of
+    records), and an LRU lookup would hash it again for every step."""
 
     __slots__ = ("hash", "key")
 

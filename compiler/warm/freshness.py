@@ -6,6 +6,7 @@ import hashlib
 import os
 import time
 from collections.abc import Callable, Hashable, Mapping
+from dataclasses import dataclass
 
 from .._lib import fsutil
 
@@ -31,37 +32,25 @@ def digest(data: bytes) -> bytes:
     return hashlib.blake2b(data, digest_size=16).digest()
 
 
+@dataclass(slots=True)
 class _File:
-    """A file a build read: its stat signature, a digest of its bytes, whether it had settled.
-    (A plain class: the stdlib's @dataclass writes and execs methods, ~0.5 ms of a cold start.)"""
+    """A file a build read: its stat signature, a digest of its bytes, whether it had settled."""
 
-    __slots__ = ("digest", "settled", "signature")
-
-    def __init__(self, signature: Signature, digest: bytes, settled: bool) -> None:
-        self.signature, self.digest, self.settled = signature, digest, settled
+    signature: Signature
+    digest: bytes
+    settled: bool
 
 
+@dataclass(slots=True)
 class _Listing:
     """A directory whose listing a build used: its signature, what was taken from it and how to
     take it again, whether it had settled, and the entries that matter (None: all)."""
 
-    __slots__ = ("interest", "relist", "settled", "signature", "value")
-
-    def __init__(
-        self,
-        signature: Signature,
-        value: Hashable,
-        relist: Callable[[], Hashable],
-        settled: bool,
-        interest: frozenset[str] | None,
-    ) -> None:
-        self.signature, self.value, self.relist, self.settled, self.interest = (
-            signature,
-            value,
-            relist,
-            settled,
-            interest,
-        )
+    signature: Signature
+    value: Hashable
+    relist: Callable[[], Hashable]
+    settled: bool
+    interest: frozenset[str] | None
 
 
 class Tracker:

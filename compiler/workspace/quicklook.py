@@ -1,7 +1,7 @@
 """A quick look at HEARTBEAT.md: a line that certainly is a task, found without markdown-it.
 
-`heartbeat.is_effectively_empty` parses with markdown-it, whose import alone costs a cold
-`promptc render` about 20 ms. Most HEARTBEAT.md files hold a plain task line, and for those the
+`heartbeat.is_effectively_empty` parses with markdown-it, whose import is a large part of a
+cold `promptc render`. Most HEARTBEAT.md files hold a plain task line, and for those the
 answer is known without parsing. This look is one-sided: True only when the parser must find
 content; anything it cannot rule out (comments, a possible setext heading, a link reference
 definition nearby) leaves the decision to the parser. tests/test_quicklook.py checks it
