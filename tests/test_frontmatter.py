@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import event, example, given, settings
+import yaml
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from promptc._lib import frontmatter
@@ -61,9 +62,11 @@ def test_invalid_yaml_keeps_the_text_and_names_the_file_line() -> None:
     result = frontmatter.split(text)
     assert result.body == text
     assert result.metadata is None
-    # The second colon of the second file line is what YAML rejects.
-    assert "not valid YAML" in result.diagnostic
-    assert "line 2, column 5" in result.diagnostic
+    # The second colon of the second file line is what YAML rejects, in PyYAML's own words
+    # (libyaml words it "mapping values are not allowed in this context").
+    problem = "frontmatter is not valid YAML (mapping values are not allowed here at line 2, column 5)"
+    assert result.diagnostic == problem + "; file kept verbatim"
+    assert frontmatter.metadata(text) == (None, problem)
 
 
 @pytest.mark.parametrize("block", ["- a\n- b", "just words", "42"])
@@ -87,7 +90,7 @@ def test_body_is_data_not_a_template() -> None:
     assert frontmatter.split("---\na: 1\n---\n{{ 7*7 }} {% raw %}").body == "{{ 7*7 }} {% raw %}"
 
 
-# --------------------------------------------------------------------------- hostile blocks (issue 14 item 6)
+# --------------------------------------------------------------------------- hostile blocks
 
 
 @pytest.mark.parametrize(
@@ -106,6 +109,8 @@ def test_a_block_yaml_cannot_hold_keeps_the_text_with_a_diagnostic(block: str, r
     assert result.body == text and result.metadata is None
     assert reason in (result.diagnostic or "") and "kept verbatim" in (result.diagnostic or "")
     assert "\n" not in (result.diagnostic or "")
+    metadata, problem = frontmatter.metadata(text)  # a SKILL.md's reading says the same
+    assert metadata is None and reason in (problem or "") and "\n" not in (problem or "")
 
 
 def test_lone_surrogate_escapes_become_replacement_characters() -> None:
@@ -148,195 +153,60 @@ def test_a_number_too_long_in_any_form_keeps_the_file_verbatim(run_cli, tmp_path
         ), warnings
 
 
-# --------------------------------------------------------------------------- the plain fast path
+# --------------------------------------------------------------------------- one reader, worded one way
 
-_KEYS = st.one_of(
-    st.builds(lambda first, rest: first + rest, st.sampled_from("abXY_"), st.text("abcXYZ_-09", max_size=5)),
-    st.sampled_from(
-        [
-            "name",
-            "description",
-            "a-b",
-            "_x",
-            "true",
-            "True",
-            "false",
-            "null",
-            "Null",
-            "yes",
-            "on",
-            "y",
-            "n",
-            "1a",
-            "x" * 128,
-            "x" * 129,
-            "<<",
-            "=",
-            "~",
-        ]
-    ),
-)
-_ODD_CHARACTERS = st.sampled_from(
-    list(".:#-?,[]{}&*!|>'\"%@`~\\/=< \t")
-    + ["\x85", "\u2028", "\u2029", "\ufeff", "\x01", "\x7f", "\ud800", "é", "😀", "\xa0", "\r"]
-)
-_WORDS = st.builds(lambda first, rest: first + rest, st.sampled_from("abxyz"), st.text("abcxyz ./()09", max_size=7))
-_WITH_ODD = st.builds(lambda head, odd, tail: head + odd + tail, _WORDS, _ODD_CHARACTERS, st.text("ab .", max_size=3))
-_JSON_LEAVES = st.one_of(
-    st.integers(-(10**6), 10**6),
-    st.floats(allow_nan=False, allow_infinity=False),
-    st.booleans(),
-    st.none(),
-    st.text(_ODD_CHARACTERS, max_size=4),
-    _WORDS,
-)
-_JSON = st.recursive(
-    _JSON_LEAVES,
-    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(_WORDS, inner, max_size=3)),
-    max_leaves=6,
-)
-_FLOWS = st.one_of(
-    st.builds(lambda text, ascii: json.dumps(text, ensure_ascii=ascii), st.one_of(_WORDS, _WITH_ODD), st.booleans()),
+_LINES = st.one_of(
     st.builds(
-        lambda data, ascii, compact: json.dumps(data, ensure_ascii=ascii, separators=(",", ":") if compact else None),
-        st.one_of(st.lists(_JSON, max_size=3), st.dictionaries(_WORDS, _JSON, max_size=3)),
-        st.booleans(),
-        st.booleans(),
+        lambda key, sep, value: f"{key}{sep}{value}",
+        st.sampled_from(["a", "b-c", "name", "yes", "[x", "? k", "- i", "  i"]),
+        st.sampled_from([": ", ":", ":\t", " : ", "\t: "]),
+        st.text(st.sampled_from(list("ab:-?#[]{},'\"!&*|>%@` \t\\") + ["\x85", "\u2028", "\ufeff", "é"]), max_size=8),
     ),
-    st.sampled_from(
-        [
-            '{"n": 1e5}',
-            '{"n": 1.5e3}',
-            '{"n": 1.5E-3}',
-            '{"n": NaN}',
-            "[Infinity]",
-            '{"s": "a\\/b"}',
-            '["\\ud83d\\ude00"]',
-            '["\\ud800"]',
-            '["\\u0000"]',
-            '{"a":1,"a":2}',
-            "[01]",
-            "[-0]",
-            "[1.0e+999]",
-            '{"a": [1, 2]',
-            "{a: 1}",
-            "['q']",
-            '{"a": 1} # c',
-            '{"a": "x"} tail',
-            '"a" b',
-            '"\\x41"',
-            '"a\\\nb"',
-            '"q" # c',
-            "[" * 70 + "]" * 70,
-            '{"k": "\\t"}',
-        ]
-    ),
+    st.sampled_from(["", " ", "# comment", "\t", "...", "%YAML 1.2", "\ufeffname: x", "k: &a [*a]", "k: *nope"]),
 )
-_VALUES = st.one_of(
-    _WORDS,
-    _FLOWS,
-    _FLOWS,
-    _WITH_ODD,
-    _WITH_ODD,
-    st.sampled_from(
-        [
-            "true",
-            "TRUE",
-            "yes",
-            "1",
-            "-1",
-            "+1",
-            "0x1F",
-            "0o17",
-            "1_000",
-            "1e3",
-            "1.5",
-            ".inf",
-            "-.inf",
-            ".nan",
-            "null",
-            "~",
-            "NULL",
-            "2024-01-01",
-            "12:30:00",
-            "1:20",
-            "=",
-            "<<",
-            "- a",
-            "-",
-            "a: b",
-            "a:",
-            "a #b",
-            "a#b",
-            "x: ",
-            "&anchor",
-            "*alias",
-            "!tag x",
-            "|",
-            ">",
-            "'q'",
-            '"q"',
-            "plain text, with [brackets]",
-        ]
-    ),
-    st.text(_ODD_CHARACTERS, max_size=4),
-)
-_ENTRIES = st.builds(
-    lambda key, value, tail: f"{key}: {value}{tail}", _KEYS, _VALUES, st.sampled_from(["", "", "", " ", "  ", "\t"])
-)
-_ODD_LINES = st.one_of(
-    st.builds(
-        lambda key, colon, value: f"{key}{colon}{value}", _KEYS, st.sampled_from([":  ", ":", ":\t", " : "]), _VALUES
-    ),
-    st.sampled_from(
-        ["", " ", "# comment", "  indented: x", "- item", "---", "...", "key:", "%YAML 1.2", "\ufeffname: x"]
-    ),
-)
-blocks = st.lists(st.one_of(_ENTRIES, _ENTRIES, _ENTRIES, _ENTRIES, _ENTRIES, _ODD_LINES), max_size=4).map("\n".join)
-"""Frontmatter blocks, mostly `key: value` lines, the values often text with one odd character."""
+blocks = st.lists(_LINES, max_size=4).map("\n".join)
+"""Frontmatter blocks of a few lines, many of them YAML that one parser or both refuse."""
 
 
-@settings(max_examples=1000, deadline=None)
+def _pyyaml_words(error: yaml.YAMLError) -> str:
+    problem = getattr(error, "problem", None) or "parse error"
+    mark = getattr(error, "problem_mark", None)
+    return problem if mark is None else f"{problem} at line {mark.line + 2}, column {mark.column + 1}"
+
+
+@settings(max_examples=500, deadline=None)
 @given(blocks)
-@example("k: a\u2028b")  # a line break to YAML, not to str.split("\n")
-def test_the_plain_fast_path_reads_a_block_as_libyaml_does(block: str) -> None:
-    plain = frontmatter.plain_mapping(block)
-    event("fast path" if plain is not None else "YAML")
-    assert frontmatter.parse_metadata(block) == frontmatter.parse_block(block, frontmatter.FastLoader)
-    if plain is not None:
-        assert frontmatter.parse_block(block, frontmatter.FastLoader) == (plain, None)
-
-
-def test_a_skill_block_of_key_text_lines_takes_the_fast_path() -> None:
-    block = "\nname: weather\ndescription: Get the forecast (today, tomorrow; no key needed)   \n\nhomepage: https://x.test/a#b\n"
-    assert frontmatter.plain_mapping(block) == {
-        "name": "weather",
-        "description": "Get the forecast (today, tomorrow; no key needed)",
-        "homepage": "https://x.test/a#b",
-    }
-    assert frontmatter.plain_mapping('name: x\nmetadata: {"a": [1, -2.5, true, null, "q\\u00e9"]}') == {
-        "name": "x",
-        "metadata": {"a": [1, -2.5, True, None, "qé"]},
-    }
-    assert frontmatter.plain_mapping('description: "Say \\"hi\\": twice"') == {"description": 'Say "hi": twice'}
-    assert frontmatter.plain_mapping("name: x\nversion: 1.0") is None  # a float: the loader reads it
-    assert frontmatter.plain_mapping('metadata: {"n": 1e5}') is None  # text to YAML 1.1, a number to JSON
+@example("a: b: c")
+@example('k: "\\ud800"')  # libyaml refuses an escaped lone surrogate; PyYAML's own parser reads it
+def test_what_pyyamls_own_parser_refuses_is_refused_in_its_words(block: str) -> None:
+    """A block is read by libyaml when PyYAML has it, but a block it cannot use is described in
+    the words of PyYAML's own parser, so a diagnostic does not depend on how PyYAML was built."""
+    found, problem = frontmatter.parse_block(block)
+    assert (found is None) is (problem is not None)
+    if problem is None or not problem.startswith("frontmatter is not valid YAML ("):
+        return
+    try:
+        yaml.compose(block, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as error:
+        assert problem == f"frontmatter is not valid YAML ({_pyyaml_words(error)})"
 
 
 @pytest.mark.parametrize("count", [frontmatter.MAX_METADATA_VALUES - 1, frontmatter.MAX_METADATA_VALUES])
-def test_the_fast_path_keeps_the_limit_on_values(count: int) -> None:
-    block = "\n".join(f"k{index}: v" for index in range(count))
-    found = frontmatter.parse_metadata(block)
-    assert found == frontmatter.parse_block(block, frontmatter.FastLoader)
-    assert (found[0] is None) == (count == frontmatter.MAX_METADATA_VALUES)
+def test_the_limit_on_values_counts_the_mapping_and_each_value(count: int) -> None:
+    text = "---\n" + "\n".join(f"k{index}: v" for index in range(count)) + "\n---\nBody"
+    result = frontmatter.split(text)
+    assert (result.metadata is None) == (count == frontmatter.MAX_METADATA_VALUES)
+    if result.metadata is None:
+        assert (
+            result.diagnostic
+            == f"frontmatter expands to more than {frontmatter.MAX_METADATA_VALUES} values; file kept verbatim"
+        )
 
 
-def test_the_fast_path_refuses_exactly_what_yaml_cannot_read_as_plain_text_on_one_line() -> None:
-    """Every code point: YAML 1.1's printable set (tab aside, which the fast path never takes),
-    less its line breaks (U+0085, U+2028, U+2029) and the byte-order mark."""
-    printable = [(0x20, 0x7E), (0xA0, 0xD7FF), (0xE000, 0xFFFD), (0x10000, 0x10FFFF)]
-    unreadable = [
-        c for c in range(0x110000) if not any(lo <= c <= hi for lo, hi in printable) or c in (0x2028, 0x2029, 0xFEFF)
-    ]
-    every = "".join(map(chr, range(0x110000)))
-    assert [m.start() for m in frontmatter._UNPRINTABLE.finditer(every)] == unreadable
+def test_an_alias_bomb_is_refused_by_the_value_budget() -> None:
+    block = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{name}: &{name} [*{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}]\n"
+        for prev, name in zip("abcdefgh", "bcdefghi")
+    )
+    found, problem = frontmatter.parse_block(block)
+    assert found is None and problem == f"frontmatter expands to more than {frontmatter.MAX_METADATA_VALUES} values"

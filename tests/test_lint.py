@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from conftest import REPO
 
-from promptc.sections.catalogue import discover
+from promptc.sections import catalogue
 
 
 @pytest.fixture
@@ -234,7 +234,7 @@ def test_a_name_set_inside_a_block_is_not_undeclared(run_cli, tmp_path):
     assert "'nope'" in out and "'n'" not in out
 
 
-# --------------------------------------------------------------------------- private attributes (issue 14 item 15)
+# --------------------------------------------------------------------------- private attributes
 
 ESCAPE = """\
 ---
@@ -263,7 +263,7 @@ def test_private_and_dunder_attribute_access_is_reported(run_cli, user_dir):
     assert "upper" not in out
 
 
-# --------------------------------------------------------------------------- issue 9: layout, partials, user variables
+# --------------------------------------------------------------------------- layout, partials, user variables
 
 
 def test_a_section_in_a_sections_folder_is_linted_and_counted(run_cli, tmp_path):
@@ -277,7 +277,7 @@ def test_a_section_in_a_sections_folder_is_linted_and_counted(run_cli, tmp_path)
     assert f"{templates}/sections/safety.md.j2:9:23: stable section 'safety' reads volatile variable 'channel'" in out
     code, clean, _ = run_cli("lint")
     builtin_count = int(clean.split("(")[1].split()[0])
-    order = next(spec.order for spec in discover() if spec.id == "safety")
+    order = next(spec.order for spec in catalogue.load().sections if spec.id == "safety")
     (templates / "sections" / "safety.md.j2").write_text(
         f"---\nid: safety\norder: {order}\nside: stable\nmodes: [full]\n---\nSafe.\n", encoding="utf-8"
     )

@@ -1,10 +1,11 @@
-"""The on-disk cache of parsed SKILL.md and section metadata (compiler/parsecache.py): what it
+"""The on-disk cache of parsed SKILL.md and section metadata (warm/parsecache.py): what it
 keeps, that a later process uses it, and that no state of it can change an output except an
 entry someone wrote into the user's own private directory."""
 
 from __future__ import annotations
 
 import hashlib
+import inspect
 import json
 import os
 from pathlib import Path
@@ -214,6 +215,34 @@ def test_the_file_key_follows_the_parser_sources(tmp_path):
     assert parsecache.file_key([str(source)]) == before
     source.write_text("two!")
     assert parsecache.file_key([str(source)]) != before
+
+
+def test_the_file_key_follows_whether_pyyaml_has_libyaml(monkeypatch):
+    import yaml
+
+    before = parsecache.file_key([])
+    monkeypatch.setattr(yaml, "__with_libyaml__", not yaml.__with_libyaml__)
+    assert parsecache.file_key([]) != before
+
+
+def test_each_store_key_follows_the_sources_of_the_code_that_decides_its_entries(monkeypatch, workspace):
+    from promptc._lib import checks, frontmatter, text
+    from promptc.inputs import yamlsrc
+    from promptc.sections import sectionfile
+    from promptc.skills import skillfile
+
+    keys: dict[str, tuple] = {}
+    monkeypatch.setattr(parsecache, "file_key", tuple)
+    monkeypatch.setattr(parsecache, "Store", lambda directory, kind, key, *more: keys.setdefault(kind, key))
+    Compiler(workspace=workspace, env=ENV)
+    deciders = {
+        "sections": [sectionfile.read_section, sectionfile.DELIMITERS.closing_line, yamlsrc.parse],
+        "skills": [skillfile.read, frontmatter.metadata, frontmatter.parse_block],
+    }
+    for code in deciders.values():
+        code += [checks.long_number_text, text.replace_surrogates]  # what a reading is refused or cleaned by
+    for kind, code in deciders.items():
+        assert {inspect.getsourcefile(function) for function in code} <= set(keys[kind]), kind
 
 
 def test_a_full_store_keeps_the_entries_used_last(tmp_path):

@@ -1,22 +1,22 @@
-"""Section order, modes, the cache boundary and stable-part byte stability (issue 2, 1-3)."""
+"""Section order, modes, the cache boundary and stable-part byte stability."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
 
+import jinja2
 import pytest
 
-from promptc import Request, RunFacts, Sandbox, Tool, compile_prompt
+from promptc import Request, RunFacts, Sandbox, Tool, compile_prompt, pipeline
 from promptc._lib.errors import TemplateError
 from promptc.model.runfacts import ExecSession
 
 MARKER = "<!-- PROMPT_CACHE_BOUNDARY -->"
 
-# The catalogue order written out by hand: SPEC 4.2 as issue 10 re-ordered it after OpenClaw's
-# builder (Skills and Memory Recall before Self-Update; Output Directives after the bootstrap
-# notices and Workspace Files), with the sections issue 10 added (bootstrap_pending,
-# reasoning_format), plus our startup_memory block right after dynamic_context.
+# The catalogue order written out by hand, following OpenClaw's builder (Skills and Memory Recall
+# before Self-Update; Output Directives after the bootstrap notices and Workspace Files), with
+# our startup_memory block right after dynamic_context.
 STABLE_ORDER = [
     "identity",
     "tooling",
@@ -322,7 +322,7 @@ def test_json_sections_list_ids_and_sides(run_cli):
     assert data["text"] == data["stable"] + "\n\n" + data["boundary"] + "\n\n" + data["volatile"]
 
 
-# --------------------------------------------------------------------------- templates are sandboxed (issue 14 item 15)
+# --------------------------------------------------------------------------- templates are sandboxed
 
 _ESCAPE_META = "---\nid: escape\norder: 905\nside: volatile\nmodes: [full]\ntitle: Escape\n{when}---\n{body}\n"
 
@@ -356,7 +356,7 @@ def test_a_user_template_cannot_reach_python_internals(make_workspace, tmp_path,
     assert not marker.exists()
 
 
-# --------------------------------------------------------------------------- issue 9: no unordered collection
+# --------------------------------------------------------------------------- no unordered collection
 
 
 @pytest.mark.parametrize(
@@ -406,3 +406,78 @@ def test_tool_names_is_a_sorted_tuple_that_still_answers_membership(make_workspa
         )
     )
     assert "exec,read,write True False" in prompt.stable
+
+
+# --------------------------------------------------------------------------- gates and cache keys
+
+
+@pytest.mark.parametrize("when", ["owners and", "a b", "((", "x |"])
+def test_a_when_expression_jinja_cannot_parse_is_an_error_at_its_line(make_workspace, tmp_path, when):
+    from promptc.sections.environment import make_environment
+
+    with pytest.raises(jinja2.TemplateSyntaxError) as jinja:
+        make_environment().compile_expression(when)
+    templates = tmp_path / "tpl"
+    templates.mkdir()
+    text = f"---\nid: gated\norder: 3350\nside: volatile\nmodes: [full]\nwhen: {json.dumps(when)}\n---\nGated.\n"
+    (templates / "gated.md.j2").write_text(text, encoding="utf-8")
+    with pytest.raises(TemplateError) as info:
+        compile_prompt(Request(workspace=make_workspace({}), template_dirs=(templates,)))
+    assert info.value.message == f"invalid 'when' expression: {jinja.value.message}"
+    assert str(info.value.location) == f"{templates / 'gated.md.j2'}:6:1"
+
+
+SHOWN_VALUES = [1, 1.0, True, 0.0, -0.0, "1", None, [1], [1.0], [True], [[1]], [[True]], {"a": 1, "b": 2}]
+SHOWN_VALUES += [{"b": 2, "a": 1}, {"a": True}, {"a": [0.0]}, {"a": [-0.0]}]
+"""Values that are equal to Python, or nearly, but that a template prints differently."""
+
+
+@pytest.mark.parametrize("side", ["stable", "volatile"])
+def test_a_warm_compiler_never_gives_one_value_the_text_of_another(make_workspace, write_yaml, tmp_path, side):
+    """A warm compiler keys its turns and its rendered parts on the values they read: each compile
+    must give the text of the one-pass pipeline, which keeps nothing."""
+    from promptc import Compiler
+
+    templates = tmp_path / "tpl"
+    templates.mkdir()
+    body = "Value: {{ vars.v }}, text: {{ vars.v is string }}"
+    text = f"---\nid: shown\norder: {950 if side == 'stable' else 3350}\nside: {side}\nmodes: [full]\n---\n{body}\n"
+    (templates / "shown.md.j2").write_text(text, encoding="utf-8")
+    config = write_yaml("config.yaml", f"prompt:\n  variables:\n    v: {{side: {side}}}\n")
+    workspace = make_workspace({})
+    request = Request(config_paths=(config,), template_dirs=(templates,), workspace=workspace)
+    cold = [
+        pipeline.compile_pending(dataclasses.replace(request, run=RunFacts(vars={"v": v})))[0].text
+        for v in SHOWN_VALUES
+    ]
+    assert len(set(cold)) == len(SHOWN_VALUES)
+    with Compiler(config_paths=[config], template_dirs=[templates], workspace=workspace) as compiler:
+        for _ in range(2):
+            assert [compiler.compile(RunFacts(vars={"v": v})).text for v in SHOWN_VALUES] == cold
+
+
+def test_a_warm_compiler_sees_a_user_variable_declared_volatile_after_a_stable_section_read_its_default(
+    make_workspace, write_yaml, tmp_path
+):
+    """The stable part's `vars` has the same values before and after; what it does for a name it
+    lacks (its default, or an error for a volatile variable) changes, and so must the render."""
+    from promptc import Compiler
+
+    templates = tmp_path / "tpl"
+    templates.mkdir()
+    text = "---\nid: house\norder: 950\nside: stable\nmodes: [full]\n---\nTone: {{ vars.get('tone', 'calm') }}\n"
+    (templates / "house.md.j2").write_text(text, encoding="utf-8")
+    declared = "prompt:\n  variables:\n    company: {side: stable}\n  values:\n    company: Acme\n"
+    config = write_yaml("config.yaml", declared)
+    request = Request(config_paths=(config,), template_dirs=(templates,), workspace=make_workspace({}))
+    with Compiler.from_request(request) as compiler:
+        assert "Tone: calm" in compiler.compile().stable
+        config.write_text(
+            declared.replace("\n  values:", "\n    tone: {side: volatile, default: friendly}\n  values:"),
+            encoding="utf-8",
+        )
+        with pytest.raises(TemplateError) as fresh:
+            pipeline.compile_pending(request)
+        with pytest.raises(TemplateError) as warm:
+            compiler.compile()
+    assert str(warm.value) == str(fresh.value) and "reads volatile user variable 'vars.tone'" in str(warm.value)

@@ -1,4 +1,4 @@
-"""The one section-order table (templates/section_order.yaml) against the catalogue (issue 10, 4).
+"""The one section-order table (templates/section_order.yaml) against the catalogue.
 
 The table's `openclaw_headings` is OpenClaw's own heading order, re-derived from its real builder
 by `bench/derive_section_order.py`; these tests need no OpenClaw.
@@ -13,7 +13,7 @@ from promptc._lib.resources import templates_root
 from promptc.sections import catalogue
 
 TABLE = yaml.safe_load((templates_root() / "section_order.yaml").read_text(encoding="utf-8"))
-SPECS = catalogue.discover()
+SPECS = catalogue.load().sections
 
 
 def _primary(heading):
@@ -41,7 +41,7 @@ def test_our_order_is_openclaws_for_the_headings_both_have(mode):
     assert ranks == sorted(ranks), [spec.id for spec in stable_first]
 
 
-def test_the_previously_misplaced_sections_are_where_openclaw_puts_them():
+def test_skills_memory_and_the_workspace_notices_are_where_openclaw_puts_them():
     order = {spec.id: spec.order for spec in SPECS}
     assert order["skills"] < order["memory_recall"] < order["self_update"]
     assert order["bootstrap_notice"] < order["workspace_files"] < order["output_directives"]

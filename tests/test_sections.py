@@ -1,4 +1,4 @@
-"""Section discovery, metadata validation and user template dirs (issue 2, 5)."""
+"""Section discovery, metadata validation and user template dirs."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 from promptc import Request, RunFacts, compile_prompt
 from promptc._lib.errors import TemplateError
-from promptc.sections.catalogue import discover
+from promptc.sections import catalogue
 
 BUILTIN_IDS_FROM_SPEC = {
     "identity",
@@ -67,11 +67,11 @@ def user_dir(tmp_path):
 
 
 def test_every_spec_section_id_exists():
-    assert {spec.id for spec in discover()} >= BUILTIN_IDS_FROM_SPEC
+    assert {spec.id for spec in catalogue.load().sections} >= BUILTIN_IDS_FROM_SPEC
 
 
 def test_sections_sort_stable_before_volatile():
-    sides = [spec.side for spec in discover()]
+    sides = [spec.side for spec in catalogue.load().sections]
     assert sides == sorted(sides, key=["stable", "volatile"].index)
 
 
@@ -137,24 +137,36 @@ def test_template_syntax_error_names_file_and_line(user_dir, make_workspace):
 def test_invalid_metadata_names_file_and_line(user_dir, text, message, line):
     templates = user_dir({"x.md.j2": text})
     with pytest.raises(TemplateError) as info:
-        discover([templates])
+        catalogue.load([templates])
     assert message in info.value.message
     assert (info.value.location.path, info.value.location.line) == (str(templates / "x.md.j2"), line)
+
+
+def test_a_section_metadata_block_is_closed_only_by_a_dashes_line(user_dir, make_workspace):
+    """Unlike a workspace file's block, a section file's is not closed by `...` (to YAML, the end
+    of a document), and whitespace may surround its delimiters; the body keeps its file lines."""
+    text = " --- \nid: dots\norder: 951\nside: stable\nmodes: [full]\n...\n\t---\n## Dots\n{{ 6 * 7 }} {{ oops }}\n"
+    templates = user_dir({"dots.md.j2": text})
+    spec = next(spec for spec in catalogue.load([templates]).sections if spec.id == "dots")
+    assert spec.source == "\n" * 7 + "## Dots\n{{ 6 * 7 }} {{ oops }}\n"
+    with pytest.raises(TemplateError) as info:
+        compile_prompt(Request(workspace=make_workspace({}), template_dirs=(templates,)))
+    assert str(info.value.location) == f"{templates / 'dots.md.j2'}:9:1" and "oops" in info.value.message
 
 
 def test_duplicate_order_is_an_error(user_dir):
     templates = user_dir({"a.md.j2": section("aaa", 801, "a"), "b.md.j2": section("bbb", 801, "b")})
     with pytest.raises(TemplateError, match="duplicate section order 801"):
-        discover([templates])
+        catalogue.load([templates])
 
 
 def test_duplicate_id_within_one_dir_is_an_error(user_dir):
     templates = user_dir({"a.md.j2": section("same", 801, "a"), "b.md.j2": section("same", 802, "b")})
     with pytest.raises(TemplateError, match="duplicate section id 'same'"):
-        discover([templates])
+        catalogue.load([templates])
 
 
-# --------------------------------------------------------------------------- layout (issue 9)
+# --------------------------------------------------------------------------- layout
 
 SAFETY_EDIT = ("Do not seek power,", "Do not seek influence,")
 
@@ -195,7 +207,7 @@ def test_list_sections_as_json_has_source_and_overrides_for_every_section(run_cl
     )
     assert code == 0
     rows = {row["id"]: row for row in json.loads(out)}
-    assert set(rows) == {spec.id for spec in discover([templates])}
+    assert set(rows) == {spec.id for spec in catalogue.load([templates]).sections}
     assert rows["safety"]["source"] == str(templates / "sections" / "safety.md.j2")
     assert rows["safety"]["overrides"] == "builtin:safety.md.j2"
     assert rows["house_rules"] == {
@@ -244,14 +256,14 @@ def test_the_same_id_flat_and_in_sections_names_both_files(tmp_path):
     for path in (templates / "house.md.j2", templates / "sections" / "house.md.j2"):
         path.write_text(section("house", 950, "x"), encoding="utf-8")
     with pytest.raises(TemplateError) as info:
-        discover([templates])
+        catalogue.load([templates])
     assert info.value.location.path == str(templates / "sections" / "house.md.j2")
     assert f"duplicate section id 'house' (also in {templates / 'house.md.j2'})" == info.value.message
 
 
 def test_title_is_optional_and_defaults_to_the_id_in_title_case(user_dir):
     templates = user_dir({"h.md.j2": "---\nid: house_rules\norder: 950\nside: stable\nmodes: [full]\n---\nx\n"})
-    spec = next(spec for spec in discover([templates]) if spec.id == "house_rules")
+    spec = next(spec for spec in catalogue.load([templates]).sections if spec.id == "house_rules")
     assert spec.title == "House Rules"
 
 
@@ -273,10 +285,10 @@ def test_every_metadata_problem_of_every_file_is_shown_each_with_its_own_line(ru
 
 
 def test_a_duplicate_order_is_blamed_on_the_users_file_not_the_builtin(user_dir):
-    safety_order = next(spec.order for spec in discover() if spec.id == "safety")
+    safety_order = next(spec.order for spec in catalogue.load().sections if spec.id == "safety")
     templates = user_dir({"clash.md.j2": section("clash", safety_order, "x")})
     with pytest.raises(TemplateError) as info:
-        discover([templates])
+        catalogue.load([templates])
     assert str(info.value.location) == f"{templates / 'clash.md.j2'}:3:1"
     assert (
         info.value.message == f"duplicate section order {safety_order} (also used by 'safety' in builtin:safety.md.j2)"
@@ -307,7 +319,7 @@ def test_a_bare_name_gate_is_true_exactly_when_jinja_says_so(when, value):
     from promptc.sections.environment import make_environment
     from promptc.sections.render import Renderer
 
-    gated = dataclasses.replace(discover()[0], when=when)
+    gated = dataclasses.replace(catalogue.load().sections[0], when=when)
     jinja = bool(make_environment().compile_expression(when, undefined_to_none=False)(flag=value))
     assert Renderer(bytecode_cache=False).gate_passes(gated, {"flag": value}) is jinja
 
@@ -315,7 +327,7 @@ def test_a_bare_name_gate_is_true_exactly_when_jinja_says_so(when, value):
 def test_a_bare_name_gate_the_context_lacks_is_jinjas_located_error():
     from promptc.sections.render import Renderer
 
-    spec = discover()[0]
+    spec = catalogue.load().sections[0]
     gated = dataclasses.replace(spec, when="not no_such_fact")
     with pytest.raises(TemplateError) as info:
         Renderer(bytecode_cache=False).gate_passes(gated, {"flag": 1})

@@ -319,7 +319,7 @@ def test_the_measured_length_of_a_listing_is_its_length(found, exotic, data) -> 
     assert skillblock.rendered_length(listed, sizes, count, chars, total) == expected
 
 
-# --------------------------------------------------------------------------- XML that parses (issue 14 item 12)
+# --------------------------------------------------------------------------- XML that parses
 
 _ANY_TEXT = st.text(
     st.characters(codec=None, categories=None, min_codepoint=0, max_codepoint=0x10FFFF), min_size=1, max_size=40
@@ -379,7 +379,7 @@ def test_control_characters_in_a_skill_name_are_replaced_not_passed_through(tmp_
     ElementTree.fromstring(block.text)
 
 
-# --------------------------------------------------------------------------- links and loops (issue 14.8)
+# --------------------------------------------------------------------------- links and loops
 
 
 def test_symlink_loops_under_skills_are_cut_and_the_compile_goes_on(tmp_path: Path) -> None:
@@ -459,7 +459,7 @@ def test_links_inside_the_workspace_are_followed(tmp_path: Path) -> None:
     assert listed_names(build(ws)) == ["tidy"]
 
 
-# --------------------------------------------------------------------------- caps (issue 14.9)
+# --------------------------------------------------------------------------- caps
 
 
 def test_a_skill_with_too_many_requirements_is_ineligible_and_said_so(tmp_path: Path) -> None:
@@ -506,12 +506,30 @@ def test_no_corpus_workspace_reaches_a_cap() -> None:
         "---\n---\nbody\n",
     ],
 )
-def test_a_skill_md_block_is_found_exactly_where_a_workspace_file_block_would_be(text: str) -> None:
-    metadata, _ = skills.skill_metadata(text)
-    assert metadata == frontmatter.split(text).metadata
+def test_a_skill_md_block_is_found_exactly_where_a_workspace_file_block_would_be(tmp_path: Path, text: str) -> None:
+    write_files(tmp_path, {"skills/a/SKILL.md": text})
+    found, _ = skills.discover([tmp_path / "skills"])
+    expected = frontmatter.split(text).metadata
+    assert [skill.metadata for skill in found] == ([expected] if expected and expected.get("description") else [])
 
 
-# --------------------------------------------------------------------------- one line per diagnostic (issue 14 review, item 10)
+def test_a_skill_md_yaml_error_names_the_line_of_the_file(tmp_path: Path) -> None:
+    write_files(tmp_path, {"skills/x/SKILL.md": "---\nname: x\ndescription: a: b\n---\n"})
+    _, diagnostics = skills.discover([tmp_path / "skills"])
+    assert len(diagnostics) == 1
+    assert "frontmatter is not valid YAML (mapping values are not allowed here at line 3, column 15)" in diagnostics[0]
+
+
+def test_a_skill_md_block_is_read_as_a_yaml_document_of_whole_lines(tmp_path: Path) -> None:
+    """Each line of the block keeps its line break, so a block scalar that ends it keeps its last one."""
+    write_files(
+        tmp_path, {"skills/x/SKILL.md": "---\nname: x\ndescription: d\nmetadata:\n  note: |\n    kept\n---\nbody\n"}
+    )
+    found, _ = skills.discover([tmp_path / "skills"])
+    assert [skill.metadata for skill in found] == [{"name": "x", "description": "d", "metadata": {"note": "kept\n"}}]
+
+
+# --------------------------------------------------------------------------- one line per diagnostic
 
 FORGED = "bad\npromptc: error: forged\x1b[2J"
 

@@ -1,36 +1,68 @@
-"""Split a leading YAML frontmatter block off a text, byte-exactly and without evaluating it.
+"""Find a leading YAML frontmatter block in a text and read it as plain data, never evaluating it.
 
-The body is returned untouched apart from the removed block; anything doubtful is kept verbatim.
+Workspace files, section files and SKILL.md all find their block here; `split` also gives a
+workspace file's body, byte-exactly (anything doubtful keeps the text verbatim).
 """
 
 from __future__ import annotations
 
-import json
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import yaml
 
 from . import checks
-from .text import replace_surrogates
+from . import text as text_helpers
 
 OPENING_DELIMITER = "---"
-CLOSING_DELIMITERS = ("---", "...")
-_LEADING_BLANK_LINES = re.compile(r"\A(?:[ \t]*\n)+")
+NEVER_CLOSED = "frontmatter opened on line 1 is never closed"
+
+Parsed = tuple[Mapping[str, Any] | None, str | None]
+"""A block read: (its mapping, None), or (None, why it cannot be used)."""
 
 
-class _FrontmatterLoader(yaml.SafeLoader):
-    """SafeLoader with YAML 1.2 booleans and no timestamp type.
+@dataclass(frozen=True, slots=True)
+class Delimiters:
+    """The lines that open and close a frontmatter block: the first line opens it when it reads
+    `---`, and the first later line that reads one of `closing` closes it."""
+
+    closing: tuple[str, ...]
+    """What a closing line reads."""
+    trim: Callable[[str], str]
+    """What a line loses before it is compared."""
+
+    def opens(self, line: str) -> bool:
+        """Whether `line`, a text's first, opens a block."""
+        return self.trim(line) == OPENING_DELIMITER
+
+    def closing_line(self, lines: Sequence[str]) -> int | None:
+        """The index of the line closing the block that `lines[0]` opens; None when none does."""
+        for index in range(1, len(lines)):
+            if self.trim(lines[index]) in self.closing:
+                return index
+        return None
+
+
+DELIMITERS = Delimiters(("---", "..."), lambda line: line.rstrip(" \t"))
+"""Workspace files and SKILL.md: closed by `---` or `...`; spaces and tabs may trail either line."""
+
+
+# --------------------------------------------------------------------------- the YAML reader
+
+
+class Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """PyYAML's safe loader, on libyaml when PyYAML has it, with YAML 1.2 booleans, no timestamp
+    type and whole numbers of at most checks.MAX_DIGITS digits.
 
     `name: yes` stays the string "yes" (YAML 1.1 would make it True), and dates stay strings,
     so metadata is plain JSON-friendly data.
     """
 
 
-_FrontmatterLoader.yaml_implicit_resolvers = {
+Loader.yaml_implicit_resolvers = {
     first: [
         (tag, regexp)
         for tag, regexp in resolvers
@@ -38,19 +70,11 @@ _FrontmatterLoader.yaml_implicit_resolvers = {
     ]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
-_FrontmatterLoader.add_implicit_resolver(
+Loader.add_implicit_resolver(
     "tag:yaml.org,2002:bool",
     re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
     list("tTfF"),
 )
-
-
-class FastLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
-    """The same rules on libyaml's parser (about 18x faster), for SKILL.md metadata. Its error
-    messages are worded differently, so a failed parse is repeated with _FrontmatterLoader."""
-
-
-FastLoader.yaml_implicit_resolvers = _FrontmatterLoader.yaml_implicit_resolvers
 
 
 def _whole_number(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> int:
@@ -63,54 +87,34 @@ def _whole_number(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> int:
     return value
 
 
-for _loader in (_FrontmatterLoader, FastLoader):
-    _loader.add_constructor("tag:yaml.org,2002:int", _whole_number)
+Loader.add_constructor("tag:yaml.org,2002:int", _whole_number)
 
 
-@dataclass(frozen=True, slots=True)
-class Split:
-    """A text with its frontmatter block taken off (or left on, with the reason)."""
+class _PurePython(yaml.SafeLoader):
+    """Loader's rules on PyYAML's own parser. A block libyaml refuses is read again with it, so a
+    refusal is worded the same whether or not PyYAML has libyaml, and what only libyaml refuses
+    (an escaped lone surrogate) still reads."""
 
-    body: str
-    """The text after the block and the blank lines that followed it; the whole text if kept."""
-    metadata: Mapping[str, Any] | None
-    """The parsed mapping; None when there was no usable frontmatter."""
-    diagnostic: str | None = None
-    """Why a block that looked like frontmatter was kept verbatim."""
+    yaml_implicit_resolvers = Loader.yaml_implicit_resolvers
+    yaml_constructors = Loader.yaml_constructors
 
 
-def split(text: str) -> Split:
-    """Remove a leading `---` block closed by `---` or `...`; keep the text verbatim when in doubt.
-
-    Expects LF newlines. Delimiter lines may carry trailing spaces or tabs.
-    """
-    lines = text.split("\n")
-    if not lines or lines[0].rstrip(" \t") != OPENING_DELIMITER:
-        return Split(text, None)
-    closing = _closing_line_index(lines)
-    if closing is None:
-        return Split(text, None, "frontmatter opened on line 1 is never closed; file kept verbatim")
-    metadata, problem = parse_block("\n".join(lines[1:closing]))
-    if problem is not None:
-        return Split(text, None, f"{problem}; file kept verbatim")
-    return Split(_strip_leading_blank_lines(lines[closing + 1 :]), metadata)
+_LIBYAML = not issubclass(Loader, yaml.SafeLoader)
 
 
-def _closing_line_index(lines: list[str]) -> int | None:
-    """Index of the first line after the opening one that closes the block."""
-    for index in range(1, len(lines)):
-        if lines[index].rstrip(" \t") in CLOSING_DELIMITERS:
-            return index
-    return None
+def parse_block(block: str) -> Parsed:
+    """The YAML between the delimiters as plain data, or why it cannot be used. A block Loader
+    cannot use on libyaml is read again on PyYAML's own parser, whose outcome stands."""
+    found = _read(block, Loader)
+    if found[0] is None and _LIBYAML:
+        found = _read(block, _PurePython)
+    return found
 
 
-def parse_block(block: str, loader: type = _FrontmatterLoader) -> tuple[Mapping[str, Any] | None, str | None]:
-    """Parse the YAML between the delimiters: (mapping, None) or (None, what went wrong)."""
+def _read(block: str, loader: type) -> Parsed:
     try:
         data = yaml.load(block, Loader=loader)
     except yaml.YAMLError as error:
-        if loader is not _FrontmatterLoader:
-            return parse_block(block)  # for the usual wording of what is wrong
         return None, f"frontmatter is not valid YAML ({_describe_yaml_error(error)})"
     except RecursionError:  # PyYAML composes nested nodes recursively
         return None, "frontmatter is nested too deeply to read"
@@ -126,96 +130,17 @@ def parse_block(block: str, loader: type = _FrontmatterLoader) -> tuple[Mapping[
         return None, f"frontmatter {error}"
 
 
-def parse_metadata(block: str) -> tuple[Mapping[str, Any] | None, str | None]:
-    """`parse_block` with libyaml (FastLoader), and no YAML at all for a block of one-line
-    `key: value` entries, as most SKILL.md files are (YAML was ~9 ms of a cold render of 127)."""
-    plain = plain_mapping(block)
-    if plain is not None:
-        return plain, None
-    return parse_block(block, FastLoader)
+def _first_line(text: str) -> str:
+    return text.splitlines()[0] if text else "unknown problem"
 
 
-_ENTRY = re.compile(r"([A-Za-z_][A-Za-z0-9_-]{0,127}): +(\S[^\t]*)")
-"""`key: value` at column 0, a key of word characters (short: YAML allows a simple key 1,024
-characters), no tab anywhere."""
-_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]")
-"""A character outside YAML's printable set (an error), one it reads as a line break (U+0085,
-U+2028, U+2029), or a byte-order mark (U+FEFF). Written as the complement of the printable
-ranges: compiling those ranges costs ~6 ms, a cold render's worth of SKILL.md parsing."""
-_NOT_PLAIN = re.compile(": |:$| #")
-"""What ends a plain scalar: a value indicator (a mapping) or a comment."""
-_INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")
-UNSURE = object()
-"""What a reader below returns for a value it cannot vouch YAML reads the same way."""
-
-
-def plain_mapping(block: str) -> dict[str, Any] | None:
-    """The block as FastLoader reads it when every line is empty or one `key: value` entry whose
-    value is plain text or one-line JSON (`{...}`, `[...]`, `"..."`), read by the loader's own implicit
-    resolvers; else None, for the loader to read. tests/test_frontmatter.py proves it equal to
-    the loader on generated blocks."""
-    found: dict[str, Any] = {}
-    for line in block.split("\n"):
-        if not line:
-            continue
-        entry = _ENTRY.fullmatch(line)
-        if entry is None or _UNPRINTABLE.search(line) or not _is_text(entry[1]):
-            return None
-        value = entry[2].rstrip(" ")
-        found[entry[1]] = _json(value) if value[0] in '[{"' else _scalar(value)
-        if found[entry[1]] is UNSURE:
-            return None
-    try:
-        return _plain(found, _Budget()) if found else None
-    except ValueError:  # too many values or too deep: the loader's reading says so
-        return None
-
-
-def _scalar(value: str) -> Any:
-    if value[0] in _INDICATORS or _NOT_PLAIN.search(value) or not _is_text(value):
-        return UNSURE
-    return value
-
-
-def _json(value: str) -> Any:
-    """A flow collection or double-quoted string written as JSON, with YAML's reading of each
-    number (`1e5` is text to YAML 1.1, and `NaN` a plain word)."""
-    try:
-        return json.loads(value, parse_int=_yaml_int, parse_float=_yaml_float, parse_constant=_refuse)
-    except (ValueError, RecursionError):
-        return UNSURE
-
-
-def _yaml_int(text: str) -> int:
-    if checks.long_number_text(text) or _tag(text) != "tag:yaml.org,2002:int":
-        raise ValueError(text)
-    value = int(text)
-    if checks.long_number(value):
-        raise ValueError(text)
-    return value
-
-
-def _yaml_float(text: str) -> float:
-    if _tag(text) != "tag:yaml.org,2002:float":
-        raise ValueError(text)
-    return float(text)
-
-
-def _refuse(text: str) -> Any:
-    raise ValueError(text)
-
-
-def _tag(scalar: str) -> str | None:
-    """The tag the loader's implicit resolvers give a plain scalar; None for a string."""
-    resolvers = FastLoader.yaml_implicit_resolvers
-    for tag, regexp in (*resolvers.get(scalar[0], ()), *resolvers.get(None, ())):
-        if regexp.match(scalar):
-            return tag
-    return None
-
-
-def _is_text(scalar: str) -> bool:
-    return _tag(scalar) is None
+def _describe_yaml_error(error: yaml.YAMLError) -> str:
+    """A one-line reason with the file line number (the block starts on line 2)."""
+    problem = getattr(error, "problem", None) or "parse error"
+    mark = getattr(error, "problem_mark", None)
+    if mark is None:
+        return problem
+    return f"{problem} at line {mark.line + 2}, column {mark.column + 1}"
 
 
 MAX_METADATA_VALUES = 10_000
@@ -250,7 +175,7 @@ def _plain(value: Any, budget: _Budget) -> Any:
 
 
 def _text(value: Any) -> str:
-    return replace_surrogates(str(value))
+    return text_helpers.replace_surrogates(str(value))
 
 
 def _plain_container(value: dict | list | tuple, budget: _Budget) -> Any:
@@ -267,19 +192,55 @@ def _plain_container(value: dict | list | tuple, budget: _Budget) -> Any:
         budget.open.discard(id(value))
 
 
-def _first_line(text: str) -> str:
-    return text.splitlines()[0] if text else "unknown problem"
+# --------------------------------------------------------------------------- what the callers take
 
 
-def _describe_yaml_error(error: yaml.YAMLError) -> str:
-    """A one-line reason with the file line number (the block starts on line 2)."""
-    problem = getattr(error, "problem", None) or "parse error"
-    mark = getattr(error, "problem_mark", None)
-    if mark is None:
-        return problem
-    return f"{problem} at line {mark.line + 2}, column {mark.column + 1}"
+@dataclass(frozen=True, slots=True)
+class Split:
+    """A text with its frontmatter block taken off (or left on, with the reason)."""
+
+    body: str
+    """The text after the block and the blank lines that followed it; the whole text if kept."""
+    metadata: Mapping[str, Any] | None
+    """The parsed mapping; None when there was no usable frontmatter."""
+    diagnostic: str | None = None
+    """Why a block that looked like frontmatter was kept verbatim."""
 
 
-def _strip_leading_blank_lines(lines: list[str]) -> str:
-    """Join the lines after the block, dropping the blank ones at its start."""
-    return _LEADING_BLANK_LINES.sub("", "\n".join(lines))
+_LEADING_BLANK_LINES = re.compile(r"\A(?:[ \t]*\n)+")
+
+
+def split(text: str) -> Split:
+    """A workspace file without its frontmatter block; the text verbatim when in doubt.
+
+    Expects LF newlines. The block is read without the line break of its last line.
+    """
+    lines = text.split("\n")
+    if not DELIMITERS.opens(lines[0]):
+        return Split(text, None)
+    closing = DELIMITERS.closing_line(lines)
+    if closing is None:
+        return Split(text, None, f"{NEVER_CLOSED}; file kept verbatim")
+    found, problem = parse_block("\n".join(lines[1:closing]))
+    if problem is not None:
+        return Split(text, None, f"{problem}; file kept verbatim")
+    return Split(_LEADING_BLANK_LINES.sub("", "\n".join(lines[closing + 1 :])), found)
+
+
+def metadata(text: str) -> Parsed:
+    """A SKILL.md's frontmatter mapping, or None and why not ((None, None): the text has no block).
+
+    Expects LF newlines. The block is read as a YAML document of its lines, each with its line
+    break (a block scalar that ends it keeps its final newline).
+    """
+    lines = text.split("\n")
+    if not DELIMITERS.opens(lines[0]):
+        return None, None
+    closing = DELIMITERS.closing_line(lines)
+    if closing is None:
+        return None, NEVER_CLOSED
+    return parse_block("".join(line + "\n" for line in lines[1:closing]))
+
+
+PARSED_BY = (__file__, checks.__file__, text_helpers.__file__)
+"""The modules whose code decides what a block reads as (a disk cache of readings keys on their sources)."""

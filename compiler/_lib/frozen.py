@@ -1,4 +1,5 @@
-"""Plain data made immutable and order-exact: what a user variable's value becomes.
+"""Plain data made immutable and order-exact (what a user variable's value becomes), and the
+hashable key of plain data that keeps apart every two values a template could print differently.
 
 A template iterates what it is given, so every collection that reaches one must have a fixed
 order: lists become tuples, mappings become FrozenMaps (insertion order, the order written in
@@ -45,14 +46,27 @@ EMPTY = FrozenMap()
 
 
 def identity(value: Any) -> Hashable:
-    """A hashable form of frozen plain data that keeps types and order apart (1 vs 1.0 vs True)."""
-    if isinstance(value, FrozenMap):
-        return ("map", tuple((key, identity(item)) for key, item in value.items()))
-    if isinstance(value, tuple):
-        return ("list", tuple(identity(item) for item in value))
-    if value is None or isinstance(value, str):
+    """A hashable stand-in for plain data, equal only for values of the same types, in the same
+    order, all the way down: `1`, `1.0` and `True` are three identities, `0.0` and `-0.0` two, and a
+    list, a tuple and a mapping with the same items three. Text, whole numbers and None stand for
+    themselves (no other identity equals them); every other value is tagged with its type, and a
+    hashable value of a kind not listed here (a mapping of another kind too) is also compared by
+    its own equality. Render contexts are keyed on every turn, so the exact types come first."""
+    kind = type(value)
+    if kind is str or kind is int or value is None:
         return value
-    return (type(value).__name__, value)
+    if kind is float:
+        return (float, value.hex())
+    if kind is list or kind is tuple:
+        return (kind, tuple(map(identity, value)))
+    if kind is dict or kind is FrozenMap:
+        return (kind, tuple((identity(name), identity(item)) for name, item in value.items()))
+    if isinstance(value, Mapping):  # may answer by more than its items (UserVars: which names raise)
+        items = tuple((identity(name), identity(item)) for name, item in value.items())
+        return (kind, items, value) if isinstance(value, Hashable) else (kind, items)
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return (kind, tuple(map(identity, value)))  # a set in the order a template would iterate it
+    return (kind, value)
 
 
 def freeze_plain(value: Any, where: str = "") -> Any:

@@ -9,29 +9,26 @@ from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import jinja2
-from jinja2 import meta, nodes
-from jinja2.environment import TemplateExpression
-from jinja2.parser import Parser
+from jinja2 import meta
 
+from .._lib import frozen
 from .._lib.errors import Location, TemplateError
 from .._lib.lru import LRU
 from .._lib.text import neutralise, normalise
 from ..model.config import CacheConfig
 from ..model.prompt import PromptUnit, RenderedSection
-from ..model.units import DYNAMIC_UNIT, FILE_PREFIX, HEAD_SUFFIX, named_heads, order_files, reached, unit_name
-from ..workspace.truncate import marker_start
+from ..model.units import DYNAMIC_UNIT, JOIN, order_files, reached
+from . import cacheunits, uservars
 from . import partials as partials_mod
-from . import uservars
 from .catalogue import SectionSpec, Selection
 from .environment import BYTECODE_SALT, PartialLoader, PartialRefused, Refused, make_environment
 from .variables import STABLE, VOLATILE, Contexts
 
-JOIN = "\n\n"
 DEFAULT_CACHE = CacheConfig()
 """The cache config a render without one uses: the default tiers."""
 
@@ -59,9 +56,6 @@ ALL_VARIABLES = frozenset(STABLE) | frozenset(VOLATILE)
 
 Side = tuple[tuple[RenderedSection, ...], tuple[tuple[str, bool, str], ...]]
 StableSide = tuple[tuple[RenderedSection, ...], tuple[tuple[str, bool, str], ...], tuple[PromptUnit, ...]]
-PER_FILE_BLOCKS = ("head", "file")
-"""A stable section whose template defines these two blocks is one cache unit for its `head`
-and one per workspace file (its `file` block, with `file` bound); see project_context.md.j2."""
 STABLE_CACHE_SIZE = 32
 TEMPLATE_CACHE_SIZE = 512
 SECTION_CACHE_SIZE = 1024
@@ -117,35 +111,20 @@ class Renderer:
     def _render_stable(
         self, selections: tuple[Selection, ...], context: Mapping[str, Any], marker: str, cache: CacheConfig
     ) -> StableSide:
-        key = (selections, marker, self.loader.partials.key, freeze(context), cache.tiers)
+        key = (selections, marker, self.loader.partials.key, frozen.identity(context), cache.tiers)
         cached = self.stable.get(key)
         if cached is None:
             if "stable_files" in context:
                 context = {**context, "stable_files": order_files(context["stable_files"], cache)}
             sections, outline = self._render_side(selections, context, marker)
             by_id = {s.spec.id: s for s in selections}
-            units = tuple(u for section in sections for u in self._units(by_id[section.id], section, context, marker))
-            cached = self.stable[key] = (sections, outline, _split_heads(units, context, cache))
+            units = tuple(
+                unit
+                for section in sections
+                for unit in cacheunits.section_units(self._own_template(by_id[section.id]), section, context, marker)
+            )
+            cached = self.stable[key] = (sections, outline, cacheunits.split_heads(units, context, cache))
         return cached
-
-    def _units(
-        self, selection: Selection, section: RenderedSection, context: Mapping[str, Any], marker: str
-    ) -> list[PromptUnit]:
-        """A rendered stable section as cache units: one, or (for a per-file section) its head
-        and one per file, which joined give the section's text exactly (otherwise it stays one)."""
-        whole = [PromptUnit(unit_name("section", section.id), section.text)]
-        template = self._template(selection.spec) if selection.override is None else None
-        if template is None or not all(name in template.blocks for name in PER_FILE_BLOCKS):
-            return whole
-        pieces = [(section.id, "section", self._block(template, "head", context, marker))]
-        for file in context.get("stable_files", ()):
-            pieces.append((file["name"], "file", self._block(template, "file", {**context, "file": file}, marker)))
-        units = [PromptUnit(unit_name(kind, name), text) for name, kind, text in pieces if text]
-        return units if JOIN.join(u.text for u in units) == section.text else whole
-
-    def _block(self, template: jinja2.Template, name: str, context: Mapping[str, Any], marker: str) -> str:
-        """One block of a template, normalised like a whole section."""
-        return neutralise(normalise("".join(template.blocks[name](template.new_context(dict(context))))), marker)
 
     def _render_side(self, selections: tuple[Selection, ...], context: Mapping[str, Any], marker: str) -> Side:
         rendered: list[RenderedSection] = []
@@ -167,7 +146,7 @@ class Renderer:
         names = self._reads(spec)
         if names is None:
             return _render_one(self, selection, context, marker)
-        values = tuple(freeze(context.get(name, _ABSENT)) for name in names)
+        values = tuple(frozen.identity(context.get(name, _ABSENT)) for name in names)
         key = (
             spec.path,
             spec.source,
@@ -228,7 +207,7 @@ class Renderer:
                 return bool(context[simple["name"]]) is not bool(simple["not"])
             expression = self.gates.get(when)
             if expression is None:
-                expression = self.gates[when] = self._expression(when)
+                expression = self.gates[when] = self.env.compile_expression(when, undefined_to_none=False)
             return bool(expression(**context))
         except jinja2.TemplateSyntaxError as exc:
             raise TemplateError(f"invalid 'when' expression: {exc.message}", spec.location("when")) from exc
@@ -274,6 +253,10 @@ class Renderer:
     def _partial_at(self, where: Location) -> str | None:
         return next((p.name for p in self.loader.partials.by_name.values() if p.path == where.path), None)
 
+    def _own_template(self, selection: Selection) -> jinja2.Template | None:
+        """The section's compiled template; None when a provider's text replaces it."""
+        return self._template(selection.spec) if selection.override is None else None
+
     def _template(self, spec: SectionSpec) -> jinja2.Template:
         """The compiled template for this exact source."""
         return self.compiled(spec.path, spec.source)
@@ -290,29 +273,13 @@ class Renderer:
             )
         return template
 
-    def _expression(self, when: str) -> TemplateExpression:
-        """What `Environment.compile_expression(when, undefined_to_none=False)` gives, with its
-        code kept in the bytecode cache like a template's."""
-
-        def compile_it() -> Any:
-            parser = Parser(self.env, when, state="variable")
-            expression = parser.parse_expression()
-            if not parser.stream.eos:
-                raise jinja2.TemplateSyntaxError("chunk after expression", parser.stream.current.lineno, None, None)
-            expression.set_environment(self.env)
-            body = [nodes.Assign(nodes.Name("result", "store"), expression, lineno=1)]
-            return self.env.compile(nodes.Template(body, lineno=1))
-
-        code = self._code(f"<when {when}>", when, compile_it)
-        return TemplateExpression(self.env.template_class.from_code(self.env, code, self.env.make_globals(None)), False)
-
     def _code(self, name: str, source: str, compile_it: Callable[[], Any]) -> Any:
         """Compiled code for a source, from Jinja's bytecode cache when an earlier process left
         it there (a cold `promptc render` then skips most of Jinja's compiler)."""
         bucket = None
         if self.bytecode is not None:
             with contextlib.suppress(OSError, EOFError, ValueError):
-                # Salted: code compiled before partials had the section's context must not be reused.
+                # Salted: code compiled with other environment settings must not be reused.
                 bucket = self.bytecode.get_bucket(self.env, BYTECODE_SALT + name, BYTECODE_SALT + name, source)
         if bucket is not None and bucket.code is not None:
             return bucket.code
@@ -331,18 +298,6 @@ _JINJA_WORDS = frozenset(
 """Words a gate's bare name could be that Jinja reads as something other than a variable."""
 
 
-def render(
-    selections: Sequence[Selection],
-    contexts: Contexts,
-    marker: str,
-    mode: str,
-    partials: partials_mod.Partials = partials_mod.EMPTY,
-    cache: CacheConfig = DEFAULT_CACHE,
-) -> Rendered:
-    """Render with nothing kept (a Compiler keeps a Renderer instead)."""
-    return Renderer(bytecode_cache=False).render(selections, contexts, marker, mode, partials, cache)
-
-
 def _bytecode_cache() -> jinja2.BytecodeCache | None:
     """Jinja's own file cache of compiled templates, in its private per-user directory in the
     temp dir (Jinja refuses a directory anyone else owns or could write); None when that
@@ -351,49 +306,6 @@ def _bytecode_cache() -> jinja2.BytecodeCache | None:
         return jinja2.FileSystemBytecodeCache()
     except (OSError, RuntimeError):
         return None
-
-
-_PLAIN = frozenset({str, int, type(None)})
-
-
-def freeze(value: Any) -> Hashable:
-    """A render context as a hashable key: mappings (in their order) and lists become tuples,
-    and a bool or float is tagged (True == 1 == 1.0 would otherwise make contexts that render
-    differently one key). Called for every turn's contexts, so exact types are tested first."""
-    kind = type(value)
-    if kind in _PLAIN:
-        return value
-    if kind is bool or kind is float:
-        return (kind.__name__, value)
-    if kind is list or kind is tuple:
-        return tuple(map(freeze, value))
-    if kind is dict or isinstance(value, Mapping):
-        return ("map", tuple((key, freeze(item)) for key, item in value.items()))
-    if isinstance(value, (set, frozenset)):
-        return frozenset(value)
-    if isinstance(value, (list, tuple)):
-        return tuple(map(freeze, value))
-    return value
-
-
-def _split_heads(
-    units: tuple[PromptUnit, ...], context: Mapping[str, Any], cache: CacheConfig
-) -> tuple[PromptUnit, ...]:
-    """Each cut file whose head a tier names as two units, split where its cut marker line starts:
-    the head stays byte-identical when an append moves the kept tail, so its tier stays cached."""
-    heads = named_heads(cache)
-    if not heads:
-        return units
-    cut = {f["name"] for f in context.get("stable_files", ()) if f.get("truncated")}
-    split: list[PromptUnit] = []
-    for unit in units:
-        name = unit.name.removeprefix(FILE_PREFIX)
-        at = marker_start(name, unit.text) if unit.name != name and name in heads and name in cut else None
-        if at is None:
-            split.append(unit)
-            continue
-        split += [PromptUnit(unit.name + HEAD_SUFFIX, unit.text[: at - 1]), PromptUnit(unit.name, unit.text[at:])]
-    return tuple(split)
 
 
 def _render_one(

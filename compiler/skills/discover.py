@@ -1,23 +1,19 @@
-"""Discover skills: walk the skill roots for SKILL.md files and read their frontmatter (SPEC 6).
-
-Which of them are eligible and how they are listed within the budget: skillblock.py."""
+"""Discover skills: walk the skill roots for SKILL.md files, below their base directories, and
+read each one (skillfile.py); which are eligible and how they are listed: listing.py."""
 
 from __future__ import annotations
 
 import errno
-import functools
-import hashlib
 import os
-import re
-from collections.abc import Iterator, Mapping, MutableMapping, Sequence
+from collections.abc import Iterator, MutableMapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from .._lib import frontmatter, fsutil
+from .._lib import fsutil
 from .._lib.errors import Location, WorkspaceError
 from .._lib.reads import UNRECORDED, Recorder
 from ..model.workspace import Skill
+from . import skillfile
 
 SKILL_FILE = "SKILL.md"
 MAX_DEPTH = 6
@@ -35,13 +31,13 @@ MAX_DIRECTORIES = 10_000
 
 
 class _Walk:
-    """One discovery pass: what it may still spend, what it saw, what it said. (A plain class:
-    the stdlib's @dataclass writes and execs methods, ~0.5 ms of a cold start.)"""
+    """One discovery pass: what it may still spend, what it saw, what it said (a mutable record,
+    so a plain class)."""
 
     def __init__(
         self,
         tracker: Recorder,
-        parsed: MutableMapping[str, tuple[Mapping[str, Any] | None, str | None]],
+        parsed: MutableMapping[str, skillfile.Parsed],
         allowed: tuple[str, ...],
         skipped: list[tuple[str, str]],
     ) -> None:
@@ -91,7 +87,7 @@ def discover(
     bases: Sequence[Path | None] | None = None,
     identities: Sequence[fsutil.Identity | None] | None = None,
     allowed: Sequence[str] = (),
-    parsed: MutableMapping[str, tuple[Mapping[str, Any] | None, str | None]] | None = None,
+    parsed: MutableMapping[str, skillfile.Parsed] | None = None,
     skipped: list[tuple[str, str]] | None = None,
 ) -> tuple[tuple[Skill, ...], tuple[str, ...]]:
     """Skills under each root's `**/SKILL.md`, sorted by name, plus diagnostics.
@@ -308,7 +304,12 @@ def _read_skill(base: _Base, relative: str, walk: _Walk, directory: int) -> Skil
             walk.diagnostics.append(f"{path}: cannot be read ({error.strerror or error}); skipped")
         walk.skipped.append((path, "link loop" if error.errno == errno.ELOOP else "cannot be read"))
         return None
-    return _skill_from(path, raw, walk)
+    found = skillfile.read(path, raw, walk.parsed)
+    if isinstance(found, Skill):
+        return found
+    walk.diagnostics.append(found[0])
+    walk.skipped.append((path, found[1]))
+    return None
 
 
 def _read_bytes(base: _Base, relative: str, walk: _Walk, directory: int) -> bytes:
@@ -334,102 +335,6 @@ def _refusal(path: str, refused: fsutil.Refused) -> str:
     if refused.reason == "outside workspace":
         return f"{path}: {refused.detail} (skills.load.allowSymlinkTargets can allow it); skipped"
     return f"{path}: {refused.detail}; skipped"
-
-
-def _skill_from(path: str, raw: bytes, walk: _Walk) -> Skill | None:
-    """Parse a SKILL.md's bytes (frontmatter parsed once per distinct content: `walk.parsed` is
-    keyed on the whole SHA-256, as it may be kept on disk)."""
-    digest = hashlib.sha256(raw).hexdigest()
-    version = VERSION_PREFIX + digest[:16]
-    if digest not in walk.parsed:
-        walk.parsed[digest] = skill_metadata(_normalise(raw))
-    found, problem = walk.parsed[digest]
-    metadata = found or {}
-    description = _single_line(metadata.get("description"))
-    if not description:
-        why = problem or (
-            "no `description` in its frontmatter"
-            if found is not None
-            else "no frontmatter (a `---` block with name and description)"
-        )
-        walk.diagnostics.append(f"{path}: {why}; skill skipped")
-        walk.skipped.append(
-            (path, "unreadable frontmatter" if problem else "no description" if found else "no frontmatter")
-        )
-        return None
-    name = _single_line(metadata.get("name")) or os.path.basename(os.path.dirname(path))
-    return Skill(name, description, path, version, metadata)
-
-
-@functools.cache
-def _metadata_block() -> Any:
-    """python-frontmatter's YAML block finder, imported only when a SKILL.md is read, with the
-    delimiters of workspace files: a first line `---`, closed by the first `---` or `...` line
-    (trailing spaces and tabs allowed), so a SKILL.md and an AGENTS.md split the same way."""
-    import frontmatter as python_frontmatter  # the python-frontmatter distribution
-
-    class Handler(python_frontmatter.YAMLHandler):
-        FM_BOUNDARY = re.compile(r"^(?:---|\.\.\.)[ \t]*$", re.MULTILINE)
-
-        def detect(self, text: str) -> bool:
-            return text.split("\n", 1)[0].rstrip(" \t") == frontmatter.OPENING_DELIMITER
-
-    return Handler()
-
-
-def skill_metadata(text: str) -> tuple[Mapping[str, Any] | None, str | None]:
-    """A SKILL.md's frontmatter mapping, or None and why not.
-
-    python-frontmatter finds and cuts the block; its normalisation of the body does not matter
-    here, because a skill contributes only its metadata (its version hashes the raw bytes). The
-    block is read by the same safe YAML rules as workspace frontmatter.
-    """
-    handler = _metadata_block()
-    if not handler.detect(text):
-        return None, None
-    try:
-        block, _ = handler.split(text)
-    except ValueError:
-        return None, "frontmatter opened on line 1 is never closed"
-    return frontmatter.parse_metadata(block)
-
-
-Parsed = tuple[Mapping[str, Any] | None, str | None]
-"""What `skill_metadata` gives: the frontmatter mapping or None, and why not."""
-
-
-def parsed_data(parsed: Parsed) -> list[Any]:
-    """A parse result as JSON data, for the disk store (compiler/parsecache.py)."""
-    return list(parsed)
-
-
-def parsed_from_data(data: Any) -> Parsed | None:
-    """The parse result parsed_data gave, or None for anything not that shape."""
-    if type(data) is not list or len(data) != 2:
-        return None
-    metadata, problem = data
-    if not (type(metadata) is dict or metadata is None) or not (type(problem) is str or problem is None):
-        return None
-    return metadata, problem
-
-
-def _normalise(raw: bytes) -> str:
-    """Decode like a workspace file: UTF-8, BOM dropped, bad bytes replaced, LF newlines."""
-    text = raw.decode("utf-8", errors="replace").removeprefix("\ufeff")
-    return text.replace("\r\n", "\n").replace("\r", "\n")
-
-
-def _single_line(value: Any) -> str:
-    """A frontmatter text value with whitespace runs collapsed; '' for anything not text."""
-    return " ".join(value.split()) if isinstance(value, str) else ""
-
-
-VERSION_PREFIX = "sha256:"
-
-
-def skill_version(raw: bytes) -> str:
-    """`sha256:` + the first 16 hex digits of the SHA-256 of the raw SKILL.md bytes."""
-    return VERSION_PREFIX + hashlib.sha256(raw).hexdigest()[:16]
 
 
 def shown_path(location: Path, root: Path) -> str:

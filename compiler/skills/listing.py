@@ -1,5 +1,5 @@
 """The skills block: which discovered skills are eligible, and the `<available_skills>` listing
-within the skills budget (SPEC 6). Discovery itself is skills.py."""
+within the skills budget. Discovery itself is discover.py."""
 
 from __future__ import annotations
 
@@ -292,7 +292,7 @@ def rendered_length(
 ) -> int:
     """len(_render(skills, count, description_chars, eligible_total)), worked out from each
     skill's fixed size and its shortened description alone: the budget search asks for a
-    dozen lengths, and building every listing to measure it was a cold render's millisecond."""
+    dozen lengths, and need not build a listing for each."""
     note = _note(count, eligible_total, description_chars)
     chars = len("<available_skills>") + len("</available_skills>") + (len(note) if note else 0)
     lines = 2 + (1 if note else 0)

@@ -1,17 +1,17 @@
-"""Parse results kept on disk between processes, keyed by content (issue 12).
+"""Parse results kept on disk between processes, keyed by content.
 
-A cold `promptc render` of a workspace with a hundred skills spent a third of its work parsing
-frontmatter that had not changed since the last run: SKILL.md metadata, and the metadata of the
-section templates. These stores keep each parse result under the SHA-256 of what was parsed, so
-a later process still reads every file (its bytes are the key, and the freshness check records
-them) and skips only the parsing. Like Python's `.pyc` files, a cache can never change an output,
+The frontmatter of SKILL.md files and of section templates rarely changes from one run to the
+next. These stores keep each parse result under the SHA-256 of what was parsed, so a later
+process still reads every file (its bytes are the key, and the freshness check records them)
+and skips only the parsing. Like Python's `.pyc` files, a cache can never change an output,
 only how long it takes.
 
 Where: `$PROMPTC_CACHE_DIR` (set empty: no disk cache), else `$XDG_CACHE_HOME/promptc`, else
 `~/.cache/promptc`. The directory must be this user's and writable by no one else (an entry
 becomes prompt text); otherwise nothing is read or written there. A file's name carries what a
-parse depends on besides its input: the format, Python's and PyYAML's versions, and the size and
-mtime of the parsing modules' sources, so an upgrade or an edited parser starts a fresh file.
+parse depends on besides its input: the format, Python's and PyYAML's versions (and whether
+PyYAML has libyaml), and the size and mtime of the parsing modules' sources, so an upgrade or an
+edited parser starts a fresh file.
 An entry that does not decode to exactly what was stored is a miss; every failure to read or
 write is silent (the parse is simply done again).
 """
@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterator, Mapping, MutableMapping, Sequenc
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from .._lib import fsutil
+from .._lib import frozen, fsutil
 from .._lib.errors import PromptcError
 from .._lib.lru import LRU
 
@@ -40,7 +40,7 @@ FORMAT = 1
 ENV_VAR = "PROMPTC_CACHE_DIR"
 MAX_ENTRIES = 2000
 """Entries a file keeps by default, the ones used last: a file is read whole at a cold start, so
-it stays small (2,000 SKILL.md entries are ~1 MB, ~6 ms to read)."""
+it stays small (2,000 SKILL.md entries are about 1 MB)."""
 STALE_SECONDS = 7 * 24 * 3600
 """Another key's file of the same kind not written for this long is removed when one is written."""
 SUFFIX = ".json"
@@ -62,10 +62,12 @@ def cache_dir(environ: Mapping[str, str] = os.environ) -> Path | None:
 
 
 def file_key(sources: Sequence[str]) -> str:
-    """What a parse depends on besides its input: format, Python, PyYAML, the parsers' sources."""
+    """What a parse depends on besides its input: format, Python, PyYAML and whether it runs on
+    libyaml (the two parsers differ on a few inputs), the parsers' sources."""
     import yaml
 
     parts = [f"format={FORMAT}", f"python={sys.version_info[:3]}", f"yaml={yaml.__version__}"]
+    parts.append(f"libyaml={yaml.__with_libyaml__}")
     for path in sources:
         try:
             info = os.stat(path)
@@ -199,20 +201,9 @@ def _load(path: Path) -> dict[str, Any]:
 
 def _round_trips(value: Any) -> bool:
     try:
-        return _same(json.loads(json.dumps(value, allow_nan=False)), value)
+        return frozen.identity(json.loads(json.dumps(value, allow_nan=False))) == frozen.identity(value)
     except (TypeError, ValueError, RecursionError):
         return False
-
-
-def _same(a: Any, b: Any) -> bool:
-    """Equal with the same types all the way down (1, 1.0 and True are three values here)."""
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, dict):
-        return list(a) == list(b) and all(_same(a[k], b[k]) for k in a)
-    if isinstance(a, list):
-        return len(a) == len(b) and all(map(_same, a, b))
-    return bool(a == b)
 
 
 def _prune(kept: Path, kind: str) -> None:

@@ -23,13 +23,14 @@ from .._lib import fsutil
 from .._lib.errors import Location, WorkspaceError
 from .._lib.lru import LRU
 from ..inputs import contributions as providers
-from ..inputs import explain, layers, variables, yamlsrc
+from ..inputs import explain, layers, variables
 from ..model.config import ResolvedConfig
 from ..model.request import FixedInputs
 from ..model.workspace import SkillsBlock, WorkspaceFacts, WorkspaceFile
-from ..sections import catalogue, render
+from ..sections import catalogue, render, sectionfile
 from ..skills import discover as skills
 from ..skills import listing as skillblock
+from ..skills import skillfile
 from ..workspace import budget, facts, loader, quicklook, state
 from . import parsecache
 from .freshness import Tracker
@@ -76,19 +77,19 @@ class KeptSources:
         self.plugins, self.platform = inputs.plugins, inputs.platform or sys.platform
         self.layer_cache: LRU[tuple, layers.Layer] = LRU(64)
         stores = parsecache.cache_dir()
-        self.spec_cache: parsecache.Persisted[tuple, catalogue.SectionSpec] = parsecache.Persisted(
+        self.spec_cache: parsecache.Persisted[tuple, sectionfile.SectionSpec] = parsecache.Persisted(
             LRU(512),
-            parsecache.Store(stores, "sections", parsecache.file_key((catalogue.__file__, yamlsrc.__file__)), 256),
-            catalogue.spec_key,
-            catalogue.spec_data,
-            catalogue.spec_from_data,
+            parsecache.Store(stores, "sections", parsecache.file_key(sectionfile.PARSED_BY), 256),
+            sectionfile.spec_key,
+            sectionfile.spec_data,
+            sectionfile.spec_from_data,
         )
-        self.skill_cache: parsecache.Persisted[str, skills.Parsed] = parsecache.Persisted(
+        self.skill_cache: parsecache.Persisted[str, skillfile.Parsed] = parsecache.Persisted(
             LRU(PARSE_CACHE_SIZE),
-            parsecache.Store(stores, "skills", parsecache.file_key((skills.__file__, skills.frontmatter.__file__))),
+            parsecache.Store(stores, "skills", parsecache.file_key(skillfile.PARSED_BY)),
             str,
-            skills.parsed_data,
-            skills.parsed_from_data,
+            skillfile.parsed_data,
+            skillfile.parsed_from_data,
         )
         self.heartbeat_cache: LRU[str, bool] = LRU(8)
         self.cuts: budget.Cuts = LRU(32)  # a few per file: the total budget left can vary by session
