@@ -196,6 +196,16 @@ def test_the_layer_checks_catch_an_upward_import_and_a_cycle_between_packages():
     assert _cycles(_package_graph(packages, "promptc.warm")) == [["promptc.warm.a", "promptc.warm.b"]]
 
 
+def test_the_design_documents_tree_names_every_module_and_folder():
+    design = (REPO / "docs" / "design.md").read_text(encoding="utf-8")
+    tree = design[design.index("## The tree") :].split("```")[1]
+    modules = {name.rpartition(".")[2] for name in _modules()} - {"promptc", "__main__"}
+    missing = sorted(m for m in modules if not re.search(rf"\b{m}\b", tree))
+    assert missing == []
+    for folder in (p for p in PACKAGE_DIR.rglob("*") if (p / "__init__.py").exists()):
+        assert f"{folder.name}/" in tree, folder.name
+
+
 def test_the_design_document_gives_the_same_layer_order():
     design = (REPO / "docs" / "design.md").read_text(encoding="utf-8")
     table = design[design.index("## Layers") :].split("\n## ")[0]

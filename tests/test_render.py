@@ -8,9 +8,10 @@ import json
 import jinja2
 import pytest
 
-from promptc import Request, RunFacts, Sandbox, Tool, compile_prompt, pipeline
+from promptc import Request, RunFacts, Sandbox, Tool, compile_prompt
 from promptc._lib.errors import TemplateError
 from promptc.model.runfacts import ExecSession
+from promptc.warm.compiler import compile_once
 
 MARKER = "<!-- PROMPT_CACHE_BOUNDARY -->"
 
@@ -446,10 +447,7 @@ def test_a_warm_compiler_never_gives_one_value_the_text_of_another(make_workspac
     config = write_yaml("config.yaml", f"prompt:\n  variables:\n    v: {{side: {side}}}\n")
     workspace = make_workspace({})
     request = Request(config_paths=(config,), template_dirs=(templates,), workspace=workspace)
-    cold = [
-        pipeline.compile_pending(dataclasses.replace(request, run=RunFacts(vars={"v": v})))[0].text
-        for v in SHOWN_VALUES
-    ]
+    cold = [compile_once(dataclasses.replace(request, run=RunFacts(vars={"v": v})))[0].text for v in SHOWN_VALUES]
     assert len(set(cold)) == len(SHOWN_VALUES)
     with Compiler(config_paths=[config], template_dirs=[templates], workspace=workspace) as compiler:
         for _ in range(2):
@@ -477,7 +475,7 @@ def test_a_warm_compiler_sees_a_user_variable_declared_volatile_after_a_stable_s
             encoding="utf-8",
         )
         with pytest.raises(TemplateError) as fresh:
-            pipeline.compile_pending(request)
+            compile_once(request)
         with pytest.raises(TemplateError) as warm:
             compiler.compile()
     assert str(warm.value) == str(fresh.value) and "reads volatile user variable 'vars.tone'" in str(warm.value)

@@ -8,6 +8,7 @@ from dataclasses import replace
 import pytest
 from transcript_strategies import A, R, U, image, tc, text, thinking
 
+from promptc.transcript.encode import loads, to_json
 from promptc.transcript.jsonline import dumps
 from promptc.transcript.model import (
     AssistantMessage,
@@ -19,12 +20,10 @@ from promptc.transcript.model import (
     ToolCallBlock,
     ToolResultMessage,
     UserMessage,
-    loads,
     parse_block,
     parse_entry,
     parse_header,
     parse_message,
-    to_json,
 )
 from promptc.transcript.queries import has_zero_usage, without_fields
 

@@ -31,7 +31,7 @@ from transcript_strategies import (
 
 from promptc._lib.errors import TranscriptError
 from promptc.transcript import repair
-from promptc.transcript.model import loads, to_json
+from promptc.transcript.encode import loads, to_json
 from promptc.transcript.policy import POLICY_TABLE, resolve
 from promptc.transcript.repair import repair_file
 from promptc.transcript.sanitize import sanitize

@@ -8,7 +8,8 @@ import pytest
 from transcript_strategies import HEADER, A, U, text
 
 from promptc._lib.errors import TranscriptError
-from promptc.transcript.model import CompactionSummary, parse_entry, to_json
+from promptc.transcript.encode import to_json
+from promptc.transcript.model import CompactionSummary, parse_entry
 from promptc.transcript.session import active_branch, read_session, replay_messages
 
 

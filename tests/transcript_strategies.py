@@ -13,7 +13,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from promptc.transcript.model import Transcript, parse_message, to_json
+from promptc.transcript.encode import to_json
+from promptc.transcript.model import Transcript, parse_message
 from promptc.transcript.texts import DEFAULT_TEXTS
 
 HEADER = {"type": "session", "version": 2, "id": "s1", "timestamp": "2026-01-01T00:00:00Z", "cwd": "/w"}

@@ -14,8 +14,8 @@ from .._lib.fsutil import write_output
 from ..inputs import layers
 from ..transcript import jsonline
 from ..transcript import policy as policies
+from ..transcript.encode import to_json
 from ..transcript.images import DEFAULT_MAX_SIDE_PX
-from ..transcript.model import to_json
 from ..transcript.repair import DEFAULT_MAX_LINE_BYTES, MIB, repair_file
 from ..transcript.sanitize import SanitizeOptions, sanitize
 from ..transcript.session import Session, parse_session, read_session, replay_messages

@@ -1,5 +1,6 @@
 """Transcript hygiene: repair session files on disk, and sanitise a history for replay to one provider."""
 
+from .encode import to_json
 from .model import (
     AssistantMessage,
     CompactionSummary,
@@ -16,7 +17,6 @@ from .model import (
     Transcript,
     UserMessage,
     parse_message,
-    to_json,
 )
 from .policy import POLICY_TABLE, Policy, explain, resolve
 from .repair import RepairReport, repair_file

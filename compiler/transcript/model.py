@@ -7,10 +7,8 @@ fields we do not model, and the key order, survive a read/write round trip exact
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import Field, dataclass, field, fields, is_dataclass, replace
+from dataclasses import Field, dataclass, field, fields, replace
 from typing import Any, ClassVar, Protocol, TypeGuard, TypeVar
-
-from . import jsonline
 
 TOOL_CALL_TYPES = frozenset({"toolCall", "toolUse", "functionCall", "tool_call", "tool_use", "function_call"})
 THINKING_TYPES = frozenset({"thinking", "redacted_thinking"})
@@ -353,11 +351,11 @@ def _parse_content(value: Any) -> Content | None:
 
 
 def _from_raw(cls: type[M], raw: Mapping[str, Any], **typed: Any) -> M:
-    values = {f.name: _read(raw, f) for f in fields(cls) if "json" in f.metadata}
+    values = {f.name: read_field(raw, f) for f in fields(cls) if "json" in f.metadata}
     return cls(**{**values, **typed}, raw=raw)
 
 
-def _read(raw: Mapping[str, Any], spec: Field[Any]) -> Any:
+def read_field(raw: Mapping[str, Any], spec: Field[Any]) -> Any:
     """A modelled field's value in `raw`: its own key, else a fallback key holding a usable string."""
     value = raw.get(spec.metadata["json"])
     if is_usable_string(value):
@@ -373,43 +371,3 @@ def is_one_of(value: Any, names: frozenset[str]) -> bool:
 def is_usable_string(value: object) -> TypeGuard[str]:
     """A string with something besides whitespace in it (what an id or a name must be)."""
     return isinstance(value, str) and bool(value.strip())
-
-
-# ---------------------------------------------------------------------------------------------
-# Writing
-
-
-def to_json(obj: Any) -> Any:
-    """The JSON value for a typed object: its raw object with the modelled fields that changed written back.
-
-    A field still holding what was read from `raw` is left as `raw` has it, so reading and writing
-    an object gives back exactly what was read.
-    """
-    if isinstance(obj, (OpaqueBlock, OpaqueMessage)):
-        return obj.raw
-    out = dict(obj.raw)
-    for f in fields(obj):
-        key = f.metadata.get("json")
-        if key is None:
-            continue
-        value = getattr(obj, f.name)
-        if value is not None:
-            if isinstance(value, tuple) or value != _read(obj.raw, f):
-                out[key] = _encode(value)
-        elif out.get(key) is not None:
-            del out[key]
-    return out
-
-
-def _encode(value: Any) -> Any:
-    if isinstance(value, tuple):
-        return [_encode(item) for item in value]
-    if is_dataclass(value):
-        return to_json(value)
-    return value
-
-
-def loads(text: str) -> Any:
-    """Parse one JSON line strictly (NaN and Infinity are not JSON); numbers Python cannot write back
-    as read (`1e400`, `-0`, 5,000 digits) are kept as `RawNumber`s."""
-    return jsonline.loads(text)

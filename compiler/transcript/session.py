@@ -8,15 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .._lib.errors import Location, TranscriptError
-from .model import (
-    CompactionSummary,
-    Entry,
-    SessionHeader,
-    Transcript,
-    loads,
-    parse_entry,
-    parse_header,
-)
+from .encode import loads
+from .model import CompactionSummary, Entry, SessionHeader, Transcript, parse_entry, parse_header
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime
 
+from .encode import to_json
 from .model import (
     AssistantMessage,
     Block,
@@ -19,7 +20,6 @@ from .model import (
     ThinkingBlock,
     Transcript,
     UserMessage,
-    to_json,
 )
 from .queries import number_of, says_nothing, tool_calls, without_fields
 
