@@ -18,10 +18,11 @@ class FrozenMap(Mapping[str, Any]):
     same keys in the same order and values of the same types: `1`, `1.0` and `true` render
     differently, so two inputs that differ only there must never share a cached result."""
 
-    __slots__ = ("_items",)
+    __slots__ = ("_hash", "_items")
 
     def __init__(self, items: Iterable[tuple[str, Any]] | Mapping[str, Any] = ()) -> None:
         self._items: dict[str, Any] = dict(items)
+        self._hash: int | None = None  # worked out on first use: a run's vars are hashed every turn
 
     def __getitem__(self, key: str) -> Any:
         return self._items[key]
@@ -36,7 +37,9 @@ class FrozenMap(Mapping[str, Any]):
         return isinstance(other, FrozenMap) and identity(self) == identity(other)
 
     def __hash__(self) -> int:
-        return hash(identity(self))
+        if self._hash is None:
+            self._hash = hash(identity(self))
+        return self._hash
 
     def __repr__(self) -> str:
         return repr(self._items)  # what `{{ value }}` prints: the mapping as a dict would show
