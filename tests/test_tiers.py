@@ -1,4 +1,4 @@
-"""Cache tiers (issue 11): the stable part cut into at most three tiers, their texts and keys,
+"""Cache tiers (tiers.py): the stable part cut into at most three tiers, their texts and keys,
 which edits change which tier, TTLs, merging, and the `prompt.cache` config."""
 
 from __future__ import annotations
@@ -7,23 +7,15 @@ import hashlib
 import json
 
 import pytest
-from conftest import EXAMPLES
 from hypothesis import given
 from hypothesis import strategies as st
+from support.paths import EXAMPLES
+from support.tiers import FILES, HEARTBEAT_FILES, HEARTBEATS_ON, REACH_TIERS
 
 from promptc import tiers
 from promptc.model.config import CacheConfig
 from promptc.model.prompt import PromptUnit
 from promptc.model.units import assigned_tier
-
-FILES = {
-    "AGENTS.md": "# Rules\n\nAsk before deleting anything.\n",
-    "SOUL.md": "# Persona\n\nYou are Wren, calm and brief.\n",
-    "TOOLS.md": "# Tools\n\nThe printer is called Ink.\n",
-    "IDENTITY.md": "# Identity\n\nName: Wren\n",
-    "USER.md": "# User\n\nSam, who likes short answers.\n",
-    "MEMORY.md": "# Memory\n\n- Sam's sister is Alex.\n",
-}
 
 
 def compiled(run_cli, workspace, *extra):
@@ -286,8 +278,6 @@ LONG_MEMORY = "# Memory\n\n" + "".join(f"- note {i}: Sam said something worth ke
 HEAD_TIERS = (
     "prompt.cache.tiers=[[sections, AGENTS.md, TOOLS.md, IDENTITY.md], [SOUL.md, USER.md, MEMORY.md#head], [MEMORY.md]]"
 )
-REACH_TIERS = "prompt.cache.tiers=[[sections, AGENTS.md, TOOLS.md, IDENTITY.md], [SOUL.md, USER.md], [MEMORY.md, dynamic_context]]"
-HEARTBEATS_ON = "agents.defaults.heartbeat.enabled=true"
 SMALL_BUDGET = "agents.defaults.bootstrapMaxChars=3000"
 
 
@@ -339,9 +329,6 @@ def _openai_text(run_cli, workspace, *extra):
     code, out, err = run_cli("render", "--workspace", workspace, "--format", "openai", "--chat-type", "direct", *extra)
     assert code == 0, err
     return json.loads(out)["messages"][0]["content"]
-
-
-HEARTBEAT_FILES = {**FILES, "HEARTBEAT.md": "# Heartbeat\n\n- Check the plant sensor and report if it is dry.\n"}
 
 
 def test_the_last_tier_can_reach_past_the_dynamic_project_context(run_cli, make_workspace):

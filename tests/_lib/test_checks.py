@@ -1,7 +1,6 @@
-"""What the Python API checks where a value is made (compiler/checks.py): every `Request` field,
+"""What the Python API checks where a value is made (_lib/checks.py): every `Request` field,
 every `Compiler` argument and a compile's own arguments give one PromptcError line naming the
-field and what it got, never a TypeError or a value accepted that a compile cannot use
-(issue 14 review item 6)."""
+field and what it got, never a TypeError or a value accepted that a compile cannot use."""
 
 from __future__ import annotations
 
@@ -15,6 +14,7 @@ from typing import Any
 import pytest
 
 from promptc import Compiler, PromptcError, Request, RunFacts, compile_prompt
+from promptc._lib.errors import RunFactsError
 from promptc.model.request import FIXED_NAMES
 
 BAD_VALUES: list[tuple[str, Any, str]] = [
@@ -47,7 +47,7 @@ BAD_VALUES: list[tuple[str, Any, str]] = [
     ("platform", "", "must not be blank"),
     ("platform", "linux\nx", "must be one line"),
 ]
-"""(field, value, what the error says after `Request.<field>`); the reviewer's list and more."""
+"""(field, value, what the error says after `Request.<field>`)."""
 
 
 @pytest.mark.parametrize("field, value, message", BAD_VALUES, ids=[f"{f}={v!r}"[:40] for f, v, _ in BAD_VALUES])
@@ -147,3 +147,11 @@ def test_an_os_pathlike_is_taken_as_its_path(tmp_path):
 
     assert Request(workspace=Named()).workspace == tmp_path
     assert Compiler(workspace=Named(), env={}).compile(RunFacts()).text
+
+
+def test_a_request_refuses_what_it_cannot_use(tmp_path):
+    assert Request(workspace=str(tmp_path)).workspace == tmp_path  # strings become Paths
+    with pytest.raises(RunFactsError, match="Request.run: expected RunFacts, got dict"):
+        Request(run={"channel": "telegram"})  # type: ignore[arg-type]
+    with pytest.raises(PromptcError, match="Request.overrides: expected a sequence of KEY=VALUE strings, got 'prompt"):
+        Request(overrides="prompt.cacheBoundaryMarker=xyz")  # type: ignore[arg-type]

@@ -1,4 +1,4 @@
-"""Plugin entry points found without importing importlib.metadata (compiler/entrypoints.py)."""
+"""Plugin entry points found without importing importlib.metadata (_lib/entrypoints.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import REPO
+from support.paths import REPO
 
 
 def _python(code: str, *path: Path) -> str:

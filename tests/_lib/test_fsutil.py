@@ -1,4 +1,6 @@
-"""Atomic file writes (compiler/fsutil.py)."""
+"""Files read and written safely (_lib/fsutil.py): atomic writes, `--out` written through links,
+pipes and devices, reads that refuse anything but a small regular file, and opening below a
+directory without following a link out of it."""
 
 from __future__ import annotations
 
@@ -73,7 +75,7 @@ def test_a_rewritten_file_keeps_its_owner(tmp_path):
     assert (target.stat().st_uid, target.stat().st_gid) == (65534, 65534) and target.read_text() == "new"
 
 
-# --------------------------------------------------------------------------- --out writes through (issue 14 item 2)
+# --------------------------------------------------------------------------- --out writes through
 
 
 def _render_to(run_cli, workspace, out) -> tuple[int, str, str]:
@@ -166,7 +168,7 @@ def test_a_state_file_write_replaces_a_symlink_instead_of_writing_through_it(tmp
     assert outside.read_text() == "precious"
 
 
-# --------------------------------------------------------------------------- safe reads (issue 14.5)
+# --------------------------------------------------------------------------- safe reads
 
 
 def _within_seconds(action, seconds: float = 5.0):

@@ -10,7 +10,7 @@ import json
 import os
 
 import pytest
-from transcript_strategies import A, U, image, png_base64, tc, text, write_session
+from support.transcript_strategies import A, U, image, png_base64, tc, text, write_session
 
 from promptc._lib.errors import Location, TranscriptError
 from promptc.transcript import policy as policies
@@ -111,7 +111,7 @@ def test_repair_refuses_a_file_whose_header_breaks_between_the_passes(tmp_path, 
     assert sorted(p.name for p in tmp_path.iterdir()) == [path.name]
 
 
-def test_issue14_item4_repair_takes_the_line_cap_from_a_flag(tmp_path, run_cli):
+def test_repair_takes_the_line_cap_from_a_flag(tmp_path, run_cli):
     long_line = b'{"type":"custom","data":"' + b"x" * (3 * 1024 * 1024 // 2) + b'"}\n'
     path = write_session(tmp_path, U("hi"), tail=long_line + b"{oops\n")
     code, out, err = run_cli("transcript", "repair", "--max-line-mib", "1", path)
@@ -122,7 +122,7 @@ def test_issue14_item4_repair_takes_the_line_cap_from_a_flag(tmp_path, run_cli):
 
 
 def test_repair_takes_a_stop_reason_that_is_not_a_string(tmp_path, run_cli):
-    # It used to end in "internal error (TypeError: unhashable type: 'list')", exit 2.
+    # A stop reason of any JSON type is data: never an internal error.
     path = write_session(tmp_path, U("hi"), A(text("sure"), sr=["stop"]), tail=b"{oops\n")
     code, out, err = run_cli("transcript", "repair", path)
     assert code == 0 and out == ""
@@ -227,7 +227,7 @@ def test_bad_image_limit_is_a_usage_error(tmp_path, run_cli, value):
 
 
 def test_sanitize_takes_a_role_and_a_stop_reason_that_are_not_strings(tmp_path, run_cli):
-    # A list role used to end in "internal error (TypeError: unhashable type: 'list')", exit 2. Such a
+    # A role of any JSON type is data, never an internal error: such a
     # row is passed through as it is (repair drops it); a list stop reason is not a failure, so the
     # turn's call is answered like any other.
     odd = U("relayed", role=["user"])

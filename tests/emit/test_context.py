@@ -1,12 +1,16 @@
-"""`promptc context` (issue 9): a row for every bootstrap file, the filtered ones with their
-filter; skill counts with the reasons grouped; a look that records no state."""
+"""`promptc context` (emit/context.py): a row for every bootstrap file, the filtered ones with their
+filter; skill counts with the reasons grouped; a look that records no state; no name a
+diagnostic quotes can forge a line of the report."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
-from conftest import CORPUS
+from support.factories import write_files
+from support.paths import CORPUS
+from support.skills import skill_md
 
 
 def test_a_file_a_filter_left_out_has_a_row_naming_the_filter(run_cli, make_workspace):
@@ -130,3 +134,30 @@ def test_section_token_counts_are_made_only_where_they_are_shown(run_cli, make_w
     assert code == 0 and "Sections:" in out and len(counted) > 2
     code, out, _ = run_cli("context", "--workspace", workspace, "--format", "json")
     assert code == 0 and all("tokens" in section for section in json.loads(out)["sections"])
+
+
+# --------------------------------------------------------------------------- one line per diagnostic
+
+FORGED = "bad\npromptc: error: forged\x1b[2J"
+
+
+def test_a_skill_directory_name_cannot_forge_a_line_in_the_context_report(run_cli, tmp_path: Path) -> None:
+    ws = write_files(
+        tmp_path / "ws",
+        {
+            f"skills/{FORGED}/SKILL.md": "---\nname: [unclosed\n---\n",  # a warning that names the path
+            f"skills/{FORGED}-named/SKILL.md": skill_md(None, "Named after its directory"),
+            "skills/needy/SKILL.md": skill_md(
+                "needy", "Needs a tool", 'metadata: {requires: {bins: ["x\\npromptc: error: forged"]}}'
+            ),
+        },
+    )
+    code, out, err = run_cli("context", "--workspace", ws, "--detail")
+    assert (code, err) == (0, "")
+    assert not any(line.startswith("promptc: error") or "\x1b" in line for line in out.splitlines()), out
+    escaped = "bad\\npromptc: error: forged\\x1b[2J"
+    assert f"  - {ws}/skills/{escaped}/SKILL.md: frontmatter is not valid YAML" in out
+    assert f"  + {escaped}-named" in out.splitlines()
+    assert "  - needy (ineligible: binaries not on PATH: x\\npromptc: error: forged)" in out.splitlines()
+    code, out, _ = run_cli("render", "--workspace", ws, "--no-state")
+    assert "<name>bad&#10;promptc: error: forged\ufffd[2J-named</name>" in out  # the prompt keeps the name

@@ -1,4 +1,4 @@
-"""Token counting: exact o200k_base offline when the extra is installed, else an estimate."""
+"""Token counting (emit/tokens.py): exact o200k_base offline when the extra is installed, else an estimate."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import importlib.util
 import socket
 
 import pytest
-from conftest import CORPUS
+from support.paths import CORPUS
 
 from promptc.emit import tokens
 

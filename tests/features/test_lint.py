@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import REPO
+from support.paths import REPO
 
 from promptc.sections import catalogue
 

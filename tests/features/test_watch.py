@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable
 
 import pytest
-from guardrail_helpers import copy_safety, replace_in
+from support.guardrails import copy_safety, replace_in
 
 from promptc.commands import cli
 from promptc.commands import watch as watch_command
@@ -265,7 +265,7 @@ def test_a_symlinked_dir_in_the_workspace_is_watched_and_a_link_cycle_ends(proje
     assert skills / "tidy" / "loop" not in roots
 
 
-# --------------------------------------------------------------------------- issue 9: editor files, rule lines
+# --------------------------------------------------------------------------- editor files, rule lines
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,5 @@
-"""Provider contributions, slot overrides and the gpt5 overlay (issue 2, 6)."""
+"""Provider contributions (inputs/contributions.py): stable prefix, dynamic suffix, slot overrides
+and the gpt5 overlay."""
 
 from __future__ import annotations
 

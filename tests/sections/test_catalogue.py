@@ -1,18 +1,19 @@
-"""Section discovery, metadata validation and user template dirs."""
+"""The section catalogue (sections/catalogue.py): discovery, metadata validation, and user template
+dirs overriding and adding sections, flat or in a sections folder."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from pathlib import Path
 
 import pytest
+from support.guardrails import SAFETY, SAFETY_EDIT
 
 from promptc import Request, RunFacts, compile_prompt
 from promptc._lib.errors import TemplateError
 from promptc.sections import catalogue
 
-BUILTIN_IDS_FROM_SPEC = {
+BUILTIN_IDS = {
     "identity",
     "tooling",
     "subagent_delegation",
@@ -66,8 +67,8 @@ def user_dir(tmp_path):
     return make
 
 
-def test_every_spec_section_id_exists():
-    assert {spec.id for spec in catalogue.load().sections} >= BUILTIN_IDS_FROM_SPEC
+def test_every_builtin_section_id_exists():
+    assert {spec.id for spec in catalogue.load().sections} >= BUILTIN_IDS
 
 
 def test_sections_sort_stable_before_volatile():
@@ -168,12 +169,8 @@ def test_duplicate_id_within_one_dir_is_an_error(user_dir):
 
 # --------------------------------------------------------------------------- layout
 
-SAFETY_EDIT = ("Do not seek power,", "Do not seek influence,")
-
 
 def _edited_safety() -> str:
-    from guardrail_helpers import SAFETY
-
     text = SAFETY.read_text(encoding="utf-8")
     assert SAFETY_EDIT[0] in text
     return text.replace(*SAFETY_EDIT)
@@ -306,29 +303,3 @@ def test_a_new_sections_folder_is_seen_by_a_warm_compiler(tmp_path, make_workspa
         (templates / "sections").mkdir()
         (templates / "sections" / "safety.md.j2").write_text(_edited_safety(), encoding="utf-8")
         assert "Do not seek influence," in compiler.compile().stable
-
-
-GATE_VALUES = [0, 1, "", "x", [], ["a"], (), None, False, True, {}, {"k": 1}, 0.0, 2.5]
-
-
-@pytest.mark.parametrize("value", GATE_VALUES, ids=repr)
-@pytest.mark.parametrize("when", ["flag", "not flag", "not   flag"])
-def test_a_bare_name_gate_is_true_exactly_when_jinja_says_so(when, value):
-    """Bare-name gates skip compiling an expression (compiler/sections/render.py): the answer is
-    the one Jinja's own expression gives, for every kind of value."""
-    from promptc.sections.environment import make_environment
-    from promptc.sections.render import Renderer
-
-    gated = dataclasses.replace(catalogue.load().sections[0], when=when)
-    jinja = bool(make_environment().compile_expression(when, undefined_to_none=False)(flag=value))
-    assert Renderer(bytecode_cache=False).gate_passes(gated, {"flag": value}) is jinja
-
-
-def test_a_bare_name_gate_the_context_lacks_is_jinjas_located_error():
-    from promptc.sections.render import Renderer
-
-    spec = catalogue.load().sections[0]
-    gated = dataclasses.replace(spec, when="not no_such_fact")
-    with pytest.raises(TemplateError) as info:
-        Renderer(bytecode_cache=False).gate_passes(gated, {"flag": 1})
-    assert "no_such_fact" in info.value.message and info.value.location.path == spec.path

@@ -1,6 +1,6 @@
-"""How section templates run (compiler/sections/environment.py, limits.py): the sandbox's bounds
-on what a template can make (`*` and `**`: issue 14 review item 11; `~`, `+`, `%`, the filters
-and text methods that grow a text), seen through a compile with a user template dir and the CLI."""
+"""How large a text, list or number a template may make (sections/limits.py): `*` and `**`, `~`,
+`+`, `%`, the filters and text methods that grow a text, seen through a compile with a user
+template dir and the CLI."""
 
 from __future__ import annotations
 
@@ -94,7 +94,7 @@ def test_products_and_powers_within_the_limits_still_work(make_workspace, tmp_pa
 
 
 DOUBLING = "{% set ns = namespace(s='ab') %}{% for i in range(40) %}{% set ns.s = ns.s OP ns.s %}{% endfor %}{{ ns.s | length }}"
-"""Doubles a text 40 times (2 ** 41 characters): it took 3 GB and 11 s to fail with `~`."""
+"""Doubles a text 40 times (2 ** 41 characters), far more than memory holds."""
 
 GROWN = {
     "concat-doubling": (DOUBLING.replace("OP", "~"), "'~' here would make a text of 16,777,216 characters"),

@@ -1,5 +1,6 @@
-"""Partials (issue 9): include and import files under partials/ of the template dirs (user dirs
-first, then the built-in ones), with the including section's context; nothing outside them."""
+"""Partials (sections/partials.py): include and import files under partials/ of the template dirs
+(user dirs first, then the built-in ones), with the including section's context; nothing outside
+them."""
 
 from __future__ import annotations
 

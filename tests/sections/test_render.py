@@ -1,4 +1,5 @@
-"""Section order, modes, the cache boundary and stable-part byte stability."""
+"""Rendering the selected sections (sections/render.py): order and modes, the cache boundary,
+stable-part byte stability, `when` gates, and the values a warm compiler's rendered parts keep apart."""
 
 from __future__ import annotations
 
@@ -7,10 +8,12 @@ import json
 
 import jinja2
 import pytest
+from support.paths import EXAMPLES
 
 from promptc import Request, RunFacts, Sandbox, Tool, compile_prompt
 from promptc._lib.errors import TemplateError
 from promptc.model.runfacts import ExecSession
+from promptc.sections import catalogue
 from promptc.warm.compiler import compile_once
 
 MARKER = "<!-- PROMPT_CACHE_BOUNDARY -->"
@@ -142,7 +145,7 @@ def rendered_ids(prompt) -> list[str]:
     return [s.id for s in prompt.sections]
 
 
-def test_full_mode_renders_every_section_in_spec_order_around_one_boundary(everything):
+def test_full_mode_renders_every_section_in_catalogue_order_around_one_boundary(everything):
     prompt = compile_prompt(everything)
     assert rendered_ids(prompt) == STABLE_ORDER + VOLATILE_ORDER
     assert prompt.text.count(MARKER) == 1
@@ -298,8 +301,6 @@ def test_workspace_text_is_data_and_cannot_add_a_boundary(make_workspace, text):
 
 
 def test_json_sections_list_ids_and_sides(run_cli):
-    from conftest import EXAMPLES
-
     code, out, _ = run_cli(
         "render", "--config", EXAMPLES / "config.yaml", "--run", EXAMPLES / "run.yaml", "--format", "json"
     )
@@ -321,92 +322,6 @@ def test_json_sections_list_ids_and_sides(run_cli):
     sides = [s["side"] for s in data["sections"]]
     assert sides == sorted(sides, key=["stable", "volatile"].index)
     assert data["text"] == data["stable"] + "\n\n" + data["boundary"] + "\n\n" + data["volatile"]
-
-
-# --------------------------------------------------------------------------- templates are sandboxed
-
-_ESCAPE_META = "---\nid: escape\norder: 905\nside: volatile\nmodes: [full]\ntitle: Escape\n{when}---\n{body}\n"
-
-
-@pytest.mark.parametrize(
-    "when, body, message",
-    [
-        ("", "{{{{ lipsum.__globals__['os'].popen('touch {marker}').read() }}}}", "template failed: SecurityError"),
-        (
-            "when: \"lipsum.__globals__['os'].popen('touch {marker}').read() == ''\"\n",
-            "hi",
-            "'when' expression failed: SecurityError",
-        ),
-        (
-            "",
-            "{{% set t = sandbox %}}{{{{ t.update(enabled=true) }}}}{{{{ '{marker}' }}}}",
-            "template failed: SecurityError",
-        ),
-    ],
-    ids=["body", "when-gate", "mutating-a-mapping"],
-)
-def test_a_user_template_cannot_reach_python_internals(make_workspace, tmp_path, when, body, message):
-    marker = tmp_path / "escaped"
-    templates = tmp_path / "templates"
-    templates.mkdir()
-    text = _ESCAPE_META.format(when=when.format(marker=marker), body=body.format(marker=marker))
-    (templates / "escape.md.j2").write_text(text, encoding="utf-8")
-    with pytest.raises(TemplateError) as info:
-        compile_prompt(Request(workspace=make_workspace({}), template_dirs=(templates,)))
-    assert message in info.value.message and info.value.location.path == str(templates / "escape.md.j2")
-    assert not marker.exists()
-
-
-# --------------------------------------------------------------------------- no unordered collection
-
-
-@pytest.mark.parametrize(
-    "body",
-    [
-        "{% for t in ({'b': 1, 'a': 2, 'c': 3}.keys() - ['x']) %}{{ t }}{% endfor %}",
-        "{{ (sandbox.keys() - []) | list }}",
-        "{% set d = {'z': 1, 'y': 2} %}{{ d.items() - [] }}",
-    ],
-)
-def test_a_set_made_in_a_template_is_refused_when_rendered(make_workspace, tmp_path, body):
-    templates = tmp_path / "tpl"
-    templates.mkdir()
-    (templates / "sets.md.j2").write_text(
-        f"---\nid: sets\norder: 850\nside: stable\nmodes: [full]\n---\n{body}\n", encoding="utf-8"
-    )
-    with pytest.raises(TemplateError) as info:
-        compile_prompt(Request(workspace=make_workspace({}), template_dirs=(templates,)))
-    assert (info.value.location.path, info.value.location.line) == (str(templates / "sets.md.j2"), 7)
-    assert "gives a set, whose order changes from one process to the next" in info.value.message
-
-
-def test_subtracting_numbers_still_works(make_workspace, tmp_path):
-    templates = tmp_path / "tpl"
-    templates.mkdir()
-    (templates / "n.md.j2").write_text(
-        "---\nid: n\norder: 850\nside: stable\nmodes: [full]\n---\nLeft: {{ 10 - tools | length }}\n", encoding="utf-8"
-    )
-    prompt = compile_prompt(
-        Request(run=RunFacts(tools=("read", "exec")), workspace=make_workspace({}), template_dirs=(templates,))
-    )
-    assert "Left: 8" in prompt.stable
-
-
-def test_tool_names_is_a_sorted_tuple_that_still_answers_membership(make_workspace, tmp_path):
-    templates = tmp_path / "tpl"
-    templates.mkdir()
-    body = "{{ tool_names | join(',') }} {{ 'exec' in tool_names }} {{ 'nope' in tool_names }}"
-    (templates / "t.md.j2").write_text(
-        f"---\nid: t\norder: 850\nside: stable\nmodes: [full]\n---\n{body}\n", encoding="utf-8"
-    )
-    prompt = compile_prompt(
-        Request(
-            run=RunFacts(tools=("Write", "exec", "read", "EXEC")),
-            workspace=make_workspace({}),
-            template_dirs=(templates,),
-        )
-    )
-    assert "exec,read,write True False" in prompt.stable
 
 
 # --------------------------------------------------------------------------- gates and cache keys
@@ -479,3 +394,31 @@ def test_a_warm_compiler_sees_a_user_variable_declared_volatile_after_a_stable_s
         with pytest.raises(TemplateError) as warm:
             compiler.compile()
     assert str(warm.value) == str(fresh.value) and "reads volatile user variable 'vars.tone'" in str(warm.value)
+
+
+# --------------------------------------------------------------------------- bare-name gates
+
+GATE_VALUES = [0, 1, "", "x", [], ["a"], (), None, False, True, {}, {"k": 1}, 0.0, 2.5]
+
+
+@pytest.mark.parametrize("value", GATE_VALUES, ids=repr)
+@pytest.mark.parametrize("when", ["flag", "not flag", "not   flag"])
+def test_a_bare_name_gate_is_true_exactly_when_jinja_says_so(when, value):
+    """Bare-name gates skip compiling an expression (compiler/sections/render.py): the answer is
+    the one Jinja's own expression gives, for every kind of value."""
+    from promptc.sections.environment import make_environment
+    from promptc.sections.render import Renderer
+
+    gated = dataclasses.replace(catalogue.load().sections[0], when=when)
+    jinja = bool(make_environment().compile_expression(when, undefined_to_none=False)(flag=value))
+    assert Renderer(bytecode_cache=False).gate_passes(gated, {"flag": value}) is jinja
+
+
+def test_a_bare_name_gate_the_context_lacks_is_jinjas_located_error():
+    from promptc.sections.render import Renderer
+
+    spec = catalogue.load().sections[0]
+    gated = dataclasses.replace(spec, when="not no_such_fact")
+    with pytest.raises(TemplateError) as info:
+        Renderer(bytecode_cache=False).gate_passes(gated, {"flag": 1})
+    assert "no_such_fact" in info.value.message and info.value.location.path == spec.path

@@ -1,5 +1,6 @@
-"""User variables (issue 9): declared in prompt.variables, valued from the config, an agent's
-promptValues, the run facts and --var; read as vars.<name>, split by side like every variable."""
+"""User variables (sections/uservars.py): declared in prompt.variables, valued from the config, an
+agent's promptValues, the run facts and --var; read as vars.<name>, split by side like every
+variable."""
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from conftest import EXAMPLES
+from .paths import EXAMPLES
 
 AGENTS = ["main", "helper", "scout", "scribe"]
 SESSIONS = ["main", "subagent", "cron", "heartbeat"]

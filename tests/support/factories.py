@@ -33,7 +33,7 @@ _DEFAULT_CONFIG = ResolvedConfig(
 
 
 def make_config(**overrides: Any) -> ResolvedConfig:
-    """A ResolvedConfig with SPEC 3.1 defaults, any field replaced by keyword."""
+    """A ResolvedConfig with the documented defaults, any field replaced by keyword."""
     return replace(_DEFAULT_CONFIG, **overrides)
 
 

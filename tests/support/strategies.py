@@ -67,7 +67,7 @@ def skill_lists(draw: st.DrawFn) -> list[Skill]:
     ]
 
 
-# --------------------------------------------------------------------------- hostile inputs (tests/test_guarantees.py)
+# --------------------------------------------------------------------------- hostile inputs
 
 HOSTILE_FRAGMENTS = [
     "\n\n## Safety\n- anything",
@@ -93,7 +93,7 @@ HOSTILE_FRAGMENTS = [
     "../",
     "\ufeff",
 ]
-"""Pieces that once broke a promise: forged headings, the marker, Jinja, characters XML or
+"""Pieces that test a promise at its edge: forged headings, the marker, Jinja, characters XML or
 UTF-8 cannot hold, line separators, a number past Python's int-to-text limit."""
 
 any_characters = st.characters(codec=None, categories=None)

@@ -25,7 +25,8 @@ TINY_PNG_BASE64 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z
 
 
 # ---------------------------------------------------------------------------------------------
-# Builders, in the notation of the reference's test vectors: U(x), A[...], tc(id, name), R(id, text)
+# Builders, short so a history reads on one line: U(x) a user turn, A(...) an assistant turn of
+# blocks, tc(id, name) a tool call, R(id, text) its result
 
 
 def text(value: str, **extra: Any) -> dict:
@@ -189,7 +190,7 @@ HEADER_LOOKALIKES = [
 
 
 # Strategies that do not depend on the history drawn so far are built once: hypothesis checks every
-# new strategy object, and building them per draw took about a third of the time of these tests.
+# new strategy object, so building them per draw would cost these tests much of their time.
 # `_MINE` stands for the turn's own unique word and is replaced after the draw.
 _MINE = "\x00mine\x00"
 _PICK_ROLE = st.sampled_from(ROLES)

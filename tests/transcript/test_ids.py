@@ -1,9 +1,9 @@
-"""Tool-call id sanitising (reference vectors 1-11) and the OpenAI Responses `|fc_` downgrade."""
+"""Tool-call id sanitising (transcript/ids.py) and the OpenAI Responses `|fc_` downgrade."""
 
 from __future__ import annotations
 
 import pytest
-from transcript_strategies import A, R, U, embedded_result, plain, tc, text, thinking, typed
+from support.transcript_strategies import A, R, U, embedded_result, plain, tc, text, thinking, typed
 
 from promptc.transcript import policy as policies
 from promptc.transcript.ids import downgrade_responses_call_ids, rewrite_tool_call_ids, strict9_id, strict_id
@@ -19,16 +19,16 @@ def _ids(messages):
     return out
 
 
-def test_vector_01_strict_keeps_call_and_result_paired():
+def test_strict_keeps_call_and_result_paired():
     out = rewrite_tool_call_ids(typed(A(tc("call|item:123")), R("call|item:123")), "strict")
     assert _ids(out) == ["callitem123", "callitem123"]
 
 
-def test_vector_02_strict_drops_underscores():
+def test_strict_drops_underscores():
     assert strict_id("whatsapp_login_1768799841527_1") == "whatsapplogin17687998415271"
 
 
-def test_vector_03_strict_collision_in_one_turn_gets_a_hash_suffix():
+def test_strict_collision_in_one_turn_gets_a_hash_suffix():
     history = typed(A(tc("call_a|b"), tc("call_a:b")), R("call_a|b", "first"), R("call_a:b", "second"))
     out = plain(rewrite_tool_call_ids(history, "strict"))
     assert [b["id"] for b in out[0]["content"]] == ["callab", "callab164e5cbf"]
@@ -36,40 +36,40 @@ def test_vector_03_strict_collision_in_one_turn_gets_a_hash_suffix():
     assert pairs == [("callab", "first"), ("callab164e5cbf", "second")]
 
 
-def test_vector_04_strict_caps_ids_at_40_characters():
+def test_strict_caps_ids_at_40_characters():
     raw = "call_" + "x" * 434
     out = rewrite_tool_call_ids(typed(A(tc(raw)), R(raw)), "strict")
     assert _ids(out) == ["call" + "x" * 36] * 2
 
 
-def test_vector_05_strict_without_alphanumerics():
+def test_strict_without_alphanumerics():
     assert _ids(rewrite_tool_call_ids(typed(A(tc("|||"))), "strict")) == ["sanitizedtoolid"]
 
 
-def test_vector_06_strict9_takes_nine_then_hashes_on_collision():
+def test_strict9_takes_nine_then_hashes_on_collision():
     out = rewrite_tool_call_ids(typed(A(tc("call_abc|item:123")), A(tc("call_abc|item:456"))), "strict9")
     assert _ids(out) == ["callabcit", "15b81aaaa"]
 
 
-def test_vector_07_strict9_short_id_is_hashed():
+def test_strict9_short_id_is_hashed():
     assert strict9_id("call_1") == "78d66c1f7"
 
 
-def test_vector_08_strict9_without_alphanumerics_and_of_abc():
+def test_strict9_without_alphanumerics_and_of_abc():
     assert strict9_id("---") == "44d8b78be"
     assert strict9_id("abc") == "ba7816bf8"
 
 
-def test_vector_09_repeated_raw_id_across_turns_gets_a_second_id():
+def test_repeated_raw_id_across_turns_gets_a_second_id():
     history = typed(A(tc("call_1")), R("call_1"), U("again"), A(tc("call_1")), R("call_1"))
     assert _ids(rewrite_tool_call_ids(history, "strict")) == ["call1", "call1", "call12", "call12"]
 
 
-def test_vector_10_orphan_result_gets_a_fresh_id():
+def test_orphan_result_gets_a_fresh_id():
     assert _ids(rewrite_tool_call_ids(typed(R("call_x")), "strict")) == ["callxtoolresult1"]
 
 
-def test_vector_11_native_anthropic_ids_kept_only_when_asked():
+def test_native_anthropic_ids_kept_only_when_asked():
     history = typed(A(tc("toolu_01ABC")), R("toolu_01ABC"))
     assert _ids(rewrite_tool_call_ids(history, "strict", keep_native_anthropic_ids=True)) == ["toolu_01ABC"] * 2
     assert _ids(rewrite_tool_call_ids(history, "strict")) == ["toolu01ABC"] * 2
@@ -154,7 +154,7 @@ def test_an_orphan_native_anthropic_id_is_kept_when_native_ids_are():
 KIMI_ID = "functions.read:0"
 
 
-def test_item05_kimi_native_ids_are_kept_when_asked_and_a_repeat_gets_a_strict_id():
+def test_kimi_native_ids_are_kept_when_asked_and_a_repeat_gets_a_strict_id():
     history = typed(A(tc(KIMI_ID)), R(KIMI_ID), U("again"), A(tc(KIMI_ID)), R(KIMI_ID))
     kept = _ids(rewrite_tool_call_ids(history, "strict", keep_native_kimi_ids=True))
     assert kept == [KIMI_ID, KIMI_ID, "functionsread02", "functionsread02"]
@@ -173,7 +173,7 @@ def _kimi_replay(policy):
         ("groq", "kimi-k2"),
     ],
 )
-def test_item05_kimi_ids_survive_replay_to_a_kimi_model(provider, model):
+def test_kimi_ids_survive_replay_to_a_kimi_model(provider, model):
     assert _kimi_replay(policies.resolve(provider, "openai-completions", model)) == [KIMI_ID, KIMI_ID]
 
 

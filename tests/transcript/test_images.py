@@ -1,4 +1,5 @@
-"""Image sanitising (reference vector 31 and the issue's image acceptance checks)."""
+"""Image sanitising for replay (transcript/images.py): what is over the limits shrinks, what cannot
+be used becomes a note."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import struct
 
 import pytest
 from PIL import Image
-from transcript_strategies import R, U, image, plain, png_base64, text, typed
+from support.transcript_strategies import R, U, image, plain, png_base64, text, typed
 
 from promptc.transcript import images
 from promptc.transcript.images import image_size, sanitize_image, sanitize_images
@@ -32,7 +33,7 @@ def _note(reason):
     return DEFAULT_TEXTS.image_note.format(reason=reason)
 
 
-def test_vector_31_large_png_becomes_a_jpeg_with_long_side_1200():
+def test_large_png_becomes_a_jpeg_with_long_side_1200():
     out = _sanitize(png_base64(3000, 2000))
     assert isinstance(out, ImageBlock) and out.mime_type == "image/jpeg"
     assert _picture(out).format == "JPEG" and _picture(out).size == (1200, 800)
@@ -43,7 +44,7 @@ def test_small_png_under_the_byte_limit_is_unchanged():
     assert plain(sanitize_images(typed(U([image(data)])), 1200, DEFAULT_TEXTS)) == [U([image(data)])]
 
 
-def test_vector_31_invalid_base64_becomes_a_note():
+def test_invalid_base64_becomes_a_note():
     out = _sanitize("abc")
     assert isinstance(out, TextBlock) and out.text == _note(DEFAULT_TEXTS.image_invalid_base64)
 
@@ -70,7 +71,7 @@ def _noise_png(mode: str, side: int = 1190) -> str:
 MIB = 1024 * 1024
 
 
-def test_item13_the_byte_limit_counts_decoded_bytes_not_base64_characters():
+def test_the_byte_limit_counts_decoded_bytes_not_base64_characters():
     data = _noise_png("RGB")
     assert len(data) > 5 * MIB > len(base64.b64decode(data))  # about 5.67M characters, 4.25 MB
     assert _sanitize(data).data == data
@@ -84,7 +85,7 @@ def test_an_image_over_the_byte_limit_after_decoding_is_re_encoded():
     assert _picture(out).size == (1190, 1190)
 
 
-def test_item13_anthropic_policies_also_limit_the_base64_text():
+def test_anthropic_policies_also_limit_the_base64_text():
     data = _noise_png("RGB")
     history = typed(U([image(data)]))
     for name in ("anthropic", "anthropic-compatible"):
@@ -126,7 +127,7 @@ def _tiff(width, height):
     return base64.b64encode(buffer.getvalue()).decode()
 
 
-def test_review_without_pillow_an_image_that_only_needs_re_encoding_says_so(monkeypatch):
+def test_without_pillow_an_image_that_only_needs_re_encoding_says_so(monkeypatch):
     # An 800x600 TIFF is within every size limit; it is only in a format not sent as it is. The
     # noise PNG is within the side limit, over Anthropic's base64 limit.
     monkeypatch.setattr(images, "load_pillow", lambda: None)
@@ -160,13 +161,13 @@ def _webp(width: int, height: int, **options) -> str:
 @pytest.mark.parametrize(
     "options", [{}, {"lossless": True}, {"exif": b"Exif\x00\x00II*\x00"}], ids=["lossy", "lossless", "extended"]
 )
-def test_item14_webp_within_the_limits_is_kept_like_png(options):
+def test_webp_within_the_limits_is_kept_like_png(options):
     data = _webp(800, 600, **options)
     assert _sanitize(data, mime_type="image/webp") == parse_block(image(data, "image/webp"))
     assert _sanitize(data, mime_type="image/png").mime_type == "image/webp"
 
 
-def test_item14_without_pillow_a_small_webp_is_still_kept(monkeypatch):
+def test_without_pillow_a_small_webp_is_still_kept(monkeypatch):
     monkeypatch.setattr(images, "load_pillow", lambda: None)
     data = _webp(640, 480)
     assert _sanitize(data, mime_type="image/webp").data == data

@@ -6,7 +6,7 @@ import json
 from dataclasses import replace
 
 import pytest
-from transcript_strategies import A, R, U, image, tc, text, thinking
+from support.transcript_strategies import A, R, U, image, tc, text, thinking
 
 from promptc.transcript.encode import loads, to_json
 from promptc.transcript.jsonline import dumps
@@ -78,7 +78,7 @@ def test_messages_are_typed_by_role_and_blocks_by_type():
 
 @pytest.mark.parametrize("wrong", [["user"], {"role": "user"}, 7, None])
 def test_a_role_or_block_type_that_is_not_a_string_stays_opaque_and_round_trips(wrong):
-    # A list or an object here used to reach a set lookup and crash the reader (unhashable type).
+    # A list or an object here cannot be hashed: the reader must not look it up in a set.
     message, block = U("hi", role=wrong), {"type": wrong, "text": "hi"}
     assert isinstance(parse_message(message), OpaqueMessage) and to_json(parse_message(message)) == message
     assert isinstance(parse_block(block), OpaqueBlock) and to_json(parse_block(block)) == block

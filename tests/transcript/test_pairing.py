@@ -1,9 +1,10 @@
-"""Tool-result pairing repair (reference vectors 12-16) and the frame rules around them."""
+"""Tool-result pairing (transcript/pairing.py): every call followed by exactly one result, and the
+frame rules around them."""
 
 from __future__ import annotations
 
 import pytest
-from transcript_strategies import A, R, U, embedded_result, plain, tc, text, typed
+from support.transcript_strategies import A, R, U, embedded_result, plain, tc, text, typed
 
 from promptc.transcript.pairing import repair_pairing
 from promptc.transcript.texts import DEFAULT_TEXTS
@@ -19,7 +20,7 @@ def _repair(*messages):
     return plain(repair_pairing(typed(*messages), MISSING))
 
 
-def test_vector_12_result_moves_up_and_missing_one_is_synthesised():
+def test_result_moves_up_and_missing_one_is_synthesised():
     call_1, call_2 = tc("call_1", "read"), tc("call_2", "exec")
     assert _repair(A(call_1, call_2, sr="toolUse"), U("msg"), R("call_2", "ok", name="exec")) == [
         A(call_1, call_2, sr="toolUse"),
@@ -29,7 +30,7 @@ def test_vector_12_result_moves_up_and_missing_one_is_synthesised():
     ]
 
 
-def test_vector_13_duplicate_results_keep_the_first():
+def test_duplicate_results_keep_the_first():
     assert _repair(A(tc("call_1")), R("call_1", "first"), R("call_1", "second"), U("ok")) == [
         A(tc("call_1")),
         R("call_1", "first"),
@@ -37,11 +38,11 @@ def test_vector_13_duplicate_results_keep_the_first():
     ]
 
 
-def test_vector_14_free_orphan_is_dropped():
+def test_free_orphan_is_dropped():
     assert _repair(U("hello"), R("call_orphan"), A(text("ok"))) == [U("hello"), A(text("ok"))]
 
 
-def test_vector_15_failed_turn_gets_no_synthetic_result():
+def test_failed_turn_gets_no_synthetic_result():
     # Current generation as read: a failed turn's calls never ran, so they are not replayed;
     # a turn that was only calls is left out, a turn that also said something keeps its words.
     assert _repair(A(tc("call_error"), sr="error"), U("next")) == [U("next")]
@@ -49,7 +50,7 @@ def test_vector_15_failed_turn_gets_no_synthetic_result():
     assert _repair(said_something, U("next")) == [A(text("trying"), sr="error"), U("next")]
 
 
-def test_vector_16_failed_turn_drops_its_partial_result():
+def test_failed_turn_drops_its_partial_result():
     assert _repair(A(tc("call_aborted"), sr="aborted"), R("call_aborted", "partial"), U("next")) == [U("next")]
 
 
@@ -127,7 +128,7 @@ def test_an_embedded_answer_after_the_next_assistant_turn_does_not_count_and_goe
     ]
 
 
-def test_review_a_result_inside_the_user_turn_that_answers_no_call_goes_with_nothing_else():
+def test_a_result_inside_the_user_turn_that_answers_no_call_goes_with_nothing_else():
     assert _repair(U("q"), A(text("hi")), U([embedded_result("c1"), text("and?")])) == [
         U("q"),
         A(text("hi")),
@@ -136,12 +137,12 @@ def test_review_a_result_inside_the_user_turn_that_answers_no_call_goes_with_not
     assert _repair(U([embedded_result("c1")]), A(text("hi")), U([embedded_result("c1")])) == [A(text("hi"))]
 
 
-def test_review_an_openai_tool_row_that_answers_no_call_goes():
+def test_an_openai_tool_row_that_answers_no_call_goes():
     row = {"role": "tool", "tool_call_id": "c9", "content": "42"}
     assert _repair(A(tc("c1")), row, U("next")) == [A(tc("c1")), _synthetic("c1"), U("next")]
 
 
-def test_review_results_inside_the_user_turn_after_a_failed_turn_that_keeps_its_words_go():
+def test_results_inside_the_user_turn_after_a_failed_turn_that_keeps_its_words_go():
     failed = A(text("trying"), tc("c1"), sr="error")
     assert _repair(U("q"), failed, U([embedded_result("c1"), text("hm")])) == [
         U("q"),
@@ -156,7 +157,7 @@ def test_an_openai_tool_row_answers_its_call():
 
 
 # ---------------------------------------------------------------------------------------------
-# Issue 13 item 1: a stored stand-in never beats the real result
+# A stored stand-in never beats the real result
 
 OPENCLAW_STAND_IN_TEXT = (
     "[openclaw] missing tool result in session history; inserted synthetic error result for transcript repair."
@@ -171,18 +172,18 @@ STAND_INS = {
 
 
 @pytest.mark.parametrize("stand_in", STAND_INS.values(), ids=STAND_INS.keys())
-def test_item01_real_result_beats_stored_synthetic_in_the_same_span(stand_in):
+def test_real_result_beats_stored_synthetic_in_the_same_span(stand_in):
     assert _repair(A(tc("c1")), stand_in, R("c1", "real"), U("next")) == [A(tc("c1")), R("c1", "real"), U("next")]
 
 
 @pytest.mark.parametrize("stand_in", STAND_INS.values(), ids=STAND_INS.keys())
-def test_item01_real_result_beats_stored_synthetic_after_a_turn_without_calls(stand_in):
+def test_real_result_beats_stored_synthetic_after_a_turn_without_calls(stand_in):
     history = [A(tc("c1")), stand_in, U("go on"), A(text("still waiting")), R("c1", "real")]
     assert _repair(*history) == [A(tc("c1")), R("c1", "real"), U("go on"), A(text("still waiting"))]
 
 
 @pytest.mark.parametrize("stand_in", STAND_INS.values(), ids=STAND_INS.keys())
-def test_item01_real_result_beats_stored_synthetic_after_a_turn_with_calls(stand_in):
+def test_real_result_beats_stored_synthetic_after_a_turn_with_calls(stand_in):
     history = [A(tc("c1")), stand_in, U("go on"), A(tc("c2")), R("c2", "two"), R("c1", "real")]
     assert _repair(*history) == [A(tc("c1")), R("c1", "real"), U("go on"), A(tc("c2")), R("c2", "two")]
 
@@ -193,7 +194,7 @@ def test_of_two_stand_ins_the_first_stays_and_a_real_result_is_never_replaced():
     assert _repair(A(tc("c1")), R("c1", "real"), ours) == [A(tc("c1")), R("c1", "real")]
 
 
-def test_item01_a_stand_in_beside_an_embedded_answer_goes():
+def test_a_stand_in_beside_an_embedded_answer_goes():
     turn, reply = A(tc("c1")), U([embedded_result("c1", "inline")])
     assert _repair(turn, STAND_INS["ours"], reply) == [turn, reply]
 
@@ -219,7 +220,7 @@ def test_a_failed_turn_left_out_lets_the_answer_after_it_count_for_the_call_befo
 
 def test_a_call_whose_id_is_not_a_string_is_paired_like_any_other_with_an_embedded_answer_after_it():
     # Pairing runs after the input check in every policy (which drops such a call), but on its own it
-    # used to stop with "unhashable type: 'list'" once a result embedded in the user turn was seen.
+    # must take a call id that cannot be hashed, also once a result embedded in the user turn is seen.
     # The result quotes no call of that turn, so it goes with the user turn it emptied.
     call = tc(["x"])
     assert _repair(A(call), U([embedded_result("c")])) == [A(call), _synthetic(["x"])]

@@ -1,8 +1,9 @@
-"""Inter-session marker (reference vector 30)."""
+"""The inter-session marker (transcript/provenance.py): a relayed user turn says where it came from
+and that it is not the user speaking, once."""
 
 from __future__ import annotations
 
-from transcript_strategies import U, image, plain, text, typed
+from support.transcript_strategies import U, image, plain, text, typed
 
 from promptc.transcript.provenance import mark_inter_session, marker
 from promptc.transcript.texts import DEFAULT_TEXTS, Texts
@@ -17,7 +18,7 @@ def _mark(*messages):
     return plain(mark_inter_session(typed(*messages), TEXTS))
 
 
-def test_vector_30_relayed_text_gets_the_marker_once():
+def test_relayed_text_gets_the_marker_once():
     once = mark_inter_session(typed(U("hi", provenance=SOURCE)), TEXTS)
     assert plain(once) == [U(MARK + "hi", provenance=SOURCE)]
     assert mark_inter_session(once, TEXTS) == once
@@ -87,7 +88,7 @@ def test_the_header_on_a_text_block_keeps_the_block_text():
 
 
 # ---------------------------------------------------------------------------------------------
-# Issue 13 item 3: a marker is recognised wherever it is, so a turn never carries two
+# A marker is recognised wherever it is, so a turn never carries two
 
 OLD = "[RELAYED] sourceSession=agent:old isUser=false\nNOTICE\n"
 OPENCLAW_EXPLANATION = (
@@ -97,19 +98,19 @@ OPENCLAW_EXPLANATION = (
 """The line OpenClaw writes under its marker header (2026.7.1), as found in the files it keeps."""
 
 
-def test_item03_a_marker_below_other_text_is_replaced_not_doubled():
+def test_a_marker_below_other_text_is_replaced_not_doubled():
     for below in (OLD, MARK):
         once = mark_inter_session(typed(U("[Mon 09:00] forwarded:\n" + below + "hi", provenance=SOURCE)), TEXTS)
         assert plain(once) == [U(MARK + "[Mon 09:00] forwarded:\nhi", provenance=SOURCE)]
         assert mark_inter_session(once, TEXTS) == once
 
 
-def test_item03_a_marker_in_a_later_text_block_is_replaced():
+def test_a_marker_in_a_later_text_block_is_replaced():
     history = typed(U([text("forwarded:"), text(OLD + "hi")], provenance=SOURCE))
     assert _mark(*plain(history)) == [U([text(MARK + "forwarded:"), text("hi")], provenance=SOURCE)]
 
 
-def test_item03_the_marker_openclaw_wrote_into_a_turn_is_replaced_by_ours():
+def test_the_marker_openclaw_wrote_into_a_turn_is_replaced_by_ours():
     theirs = "[Inter-session message] sourceSession=agent:main:x sourceTool=sessions_send isUser=false\n"
     ours = marker(SOURCE, DEFAULT_TEXTS)
     cases = {
@@ -126,16 +127,16 @@ def test_only_whole_marker_lines_are_removed_from_below_other_text():
 
 
 # ---------------------------------------------------------------------------------------------
-# Issue 13 review item 4: which markers count as the turn's own (README, "Transcript hygiene")
+# Which markers count as the turn's own (README, "Transcript hygiene")
 
 
-def test_review_the_current_marker_at_the_head_of_a_later_block_marks_the_turn():
+def test_the_current_marker_at_the_head_of_a_later_block_marks_the_turn():
     # The shape replay's own user-turn merge makes: the text above may be the user's own turn.
     stored = U([text("header"), text(MARK + "second block")], provenance=SOURCE)
     assert _mark(stored) == [stored]
 
 
-def test_review_the_current_marker_inside_a_block_or_another_marker_at_a_block_head_is_replaced():
+def test_the_current_marker_inside_a_block_or_another_marker_at_a_block_head_is_replaced():
     inside = U([text("header"), text("note\n" + MARK + "second block")], provenance=SOURCE)
     assert _mark(inside) == [U([text(MARK + "header"), text("note\nsecond block")], provenance=SOURCE)]
     older = U([text("header"), text("[RELAYED] sourceSession=agent:old\nsecond block")], provenance=SOURCE)

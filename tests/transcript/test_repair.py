@@ -1,4 +1,5 @@
-"""On-disk repair (reference vector 29 and the issue's repair acceptance checks)."""
+"""On-disk session repair (transcript/repair.py): what it drops, fills and keeps byte for byte,
+replacing the file atomically, and the temp files and over-long lines it meets."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from transcript_strategies import (
+from support.transcript_strategies import (
     HEADER,
     TINY_PNG_BASE64,
     A,
@@ -52,7 +53,7 @@ def _siblings(path):
     return sorted(p.name for p in path.parent.iterdir() if p != path)
 
 
-def test_vector_29_truncated_line_is_dropped_with_a_backup_and_a_second_run_is_a_no_op(tmp_path):
+def test_truncated_line_is_dropped_with_a_backup_and_a_second_run_is_a_no_op(tmp_path):
     original = jsonl(HEADER, entry(U("hi"))) + b'{"type":"message"'
     path = _file(tmp_path, original)
     report = repair_file(path)
@@ -64,14 +65,14 @@ def test_vector_29_truncated_line_is_dropped_with_a_backup_and_a_second_run_is_a
     assert path.read_bytes() == jsonl(HEADER, entry(U("hi")))
 
 
-def test_vector_29_crlf_file_is_left_byte_identical(tmp_path):
+def test_crlf_file_is_left_byte_identical(tmp_path):
     original = jsonl(HEADER, entry(U("hi")), entry(A(text("yo")), 2), ending="\r\n")
     path = _file(tmp_path, original)
     assert repair_file(path).status == "clean"
     assert path.read_bytes() == original and _siblings(path) == []
 
 
-def test_vector_29_invalid_header_is_refused_and_the_file_untouched(tmp_path):
+def test_invalid_header_is_refused_and_the_file_untouched(tmp_path):
     original = jsonl(entry(U("hi")), entry(U("")))
     path = _file(tmp_path, original)
     report = repair_file(path)
@@ -79,7 +80,7 @@ def test_vector_29_invalid_header_is_refused_and_the_file_untouched(tmp_path):
     assert path.read_bytes() == original and _siblings(path) == []
 
 
-def test_vector_29_empty_failed_assistant_turn_gets_the_fallback_text(tmp_path):
+def test_empty_failed_assistant_turn_gets_the_fallback_text(tmp_path):
     failed = A(sr="error", api="bedrock-converse-stream", usage={"input": 0})
     path = _file(tmp_path, jsonl(HEADER, entry(U("q")), entry(failed, 2, extra="kept"), entry(U("next"), 3)))
     report = repair_file(path)
@@ -89,7 +90,7 @@ def test_vector_29_empty_failed_assistant_turn_gets_the_fallback_text(tmp_path):
     assert lines[2] == entry({**failed, "content": [text(DEFAULT_TEXTS.failed_turn)]}, 2, extra="kept")
 
 
-def test_vector_29_blank_user_turn_gets_the_placeholder(tmp_path):
+def test_blank_user_turn_gets_the_placeholder(tmp_path):
     blank_users = [entry(U([text("")])), entry(U("  "), 2), entry(U([text(" "), text("x")]), 3)]
     path = _file(tmp_path, jsonl(HEADER, *blank_users))
     assert repair_file(path).changes == {"blank_user": 3}
@@ -97,7 +98,7 @@ def test_vector_29_blank_user_turn_gets_the_placeholder(tmp_path):
     assert messages[1:] == [U([text(DEFAULT_TEXTS.blank_user_turn)]), U(DEFAULT_TEXTS.blank_user_turn), U([text("x")])]
 
 
-def test_vector_29_silent_empty_stop_turn_is_left_alone(tmp_path):
+def test_silent_empty_stop_turn_is_left_alone(tmp_path):
     original = jsonl(HEADER, entry(U("q")), entry(A(sr="stop"), 2))
     path = _file(tmp_path, original)
     assert repair_file(path).status == "clean" and path.read_bytes() == original
@@ -208,10 +209,10 @@ def _lines(path):
 
 
 # ---------------------------------------------------------------------------------------------
-# Issue 13 item 8: message entries no provider can be sent
+# Message entries no provider can be sent
 
 
-def test_item08_message_entries_without_a_usable_role_are_dropped_and_counted(tmp_path):
+def test_message_entries_without_a_usable_role_are_dropped_and_counted(tmp_path):
     broken = [
         {"type": "message", "id": "e2", "parentId": "e1", "message": {"role": None, "content": "x"}},
         {"type": "message", "id": "e3", "parentId": "e2", "message": {"content": "no role"}},
@@ -237,7 +238,7 @@ def test_entries_of_other_types_need_no_message(tmp_path):
 
 
 # ---------------------------------------------------------------------------------------------
-# Issue 13 item 9: results replay would have to invent are written on disk
+# Results replay would have to invent are written on disk
 
 CODE_MODE = {"api": "openai-chatgpt-responses", "provider": "openai"}
 INSERTED_ID = re.compile(r"repair-[0-9a-f]{12}")
@@ -255,7 +256,7 @@ def _stand_in(call_id, name, timestamp):
     }
 
 
-def test_item09_a_code_mode_call_without_a_result_gets_a_marked_one(tmp_path):
+def test_a_code_mode_call_without_a_result_gets_a_marked_one(tmp_path):
     turn = A(tc("call_1", "exec"), tc("call_2", "read"), sr="toolUse", timestamp=1000, **CODE_MODE)
     original = jsonl(HEADER, entry(U("run it"), 0), entry(turn, 1, "e0"), entry(U("next"), 2, "e1"))
     path = _file(tmp_path, original)
@@ -278,7 +279,7 @@ def test_item09_a_code_mode_call_without_a_result_gets_a_marked_one(tmp_path):
     assert repair_file(path).status == "clean"
 
 
-def test_item09_inserted_ids_do_not_depend_on_when_the_repair_runs(tmp_path):
+def test_inserted_ids_do_not_depend_on_when_the_repair_runs(tmp_path):
     turn = A(tc("call_1", "exec"), sr="toolUse", **CODE_MODE)
     original = jsonl(HEADER, entry(turn, 1))
     (tmp_path / "a").mkdir()
@@ -289,7 +290,7 @@ def test_item09_inserted_ids_do_not_depend_on_when_the_repair_runs(tmp_path):
     assert first.read_bytes() == second.read_bytes() != original
 
 
-def test_item09_a_message_tool_call_before_a_delivery_mirror_gets_a_result(tmp_path):
+def test_a_message_tool_call_before_a_delivery_mirror_gets_a_result(tmp_path):
     turn = A(text("sending"), tc("call_m", "message"), tc("call_r", "read"), sr="toolUse", api="openai-responses")
     mirror = A(text("sent"), provider="openclaw", model="delivery-mirror")
     snapshot = {"type": "custom", "id": "c1", "parentId": "e1", "customType": "model-snapshot"}
@@ -328,7 +329,7 @@ def test_no_result_is_invented_where_replay_would_not_need_one(tmp_path, history
     assert repair_file(path).status == "clean" and path.read_bytes() == original
 
 
-def test_item09_the_inserted_result_gives_way_to_a_real_one_written_later(tmp_path):
+def test_the_inserted_result_gives_way_to_a_real_one_written_later(tmp_path):
     turn = A(tc("call_1", "exec"), sr="toolUse", **CODE_MODE)
     path = _file(tmp_path, jsonl(HEADER, entry(U("run"), 0), entry(turn, 1, "e0")))
     repair_file(path)
@@ -342,10 +343,10 @@ def test_item09_the_inserted_result_gives_way_to_a_real_one_written_later(tmp_pa
 
 
 # ---------------------------------------------------------------------------------------------
-# Issue 13 item 10: image blocks whose data is not an image
+# Image blocks whose data is not an image
 
 
-def test_item10_corrupted_and_non_image_base64_blocks_become_a_note(tmp_path):
+def test_corrupted_and_non_image_base64_blocks_become_a_note(tmp_path):
     not_base64 = image("not base64 at all!", "image/png")
     not_an_image = {"type": "image", "data": "aGVsbG8gd29ybGQ=", "mediaType": "image/x"}  # "hello world"
     good = image(TINY_PNG_BASE64)
@@ -366,8 +367,8 @@ def test_item10_corrupted_and_non_image_base64_blocks_become_a_note(tmp_path):
 
 
 def test_tiff_and_avif_images_are_not_taken_for_unreadable_ones(tmp_path):
-    # They hold images (replay converts what Pillow reads); repair used to replace a TIFF with a note
-    # saying its data was not a readable image.
+    # They hold images (replay converts what Pillow reads), so repair keeps them instead of putting
+    # a note in their place saying their data is not a readable image.
     tiff_le, tiff_be = b"II*\x00\x08\x00\x00\x00", b"MM\x00*\x00\x00\x00\x08"
     avif = b"\x00\x00\x00\x1cftypavif\x00\x00\x00\x00avifmif1"
     blocks = [image(base64.b64encode(head + b"pixels").decode(), "image/x") for head in (tiff_le, tiff_be, avif)]
@@ -376,13 +377,13 @@ def test_tiff_and_avif_images_are_not_taken_for_unreadable_ones(tmp_path):
 
 
 # ---------------------------------------------------------------------------------------------
-# Issue 14 item 3: a rewritten line keeps every value it does not change
+# A rewritten line keeps every value it does not change
 
 NUMBERS = b"[1e400,-0,1e-400,0.1000000000000000055511151231257827,1.50,2E+3," + b"7" * 5000 + b"]"
 ODD_VALUES = b'"n":' + NUMBERS + b',"dup":1,"dup":2,"esc":"\\u00e9\\ud83d","raw":"caf\xc3\xa9 \xff\xfe"'
 
 
-def test_issue14_item3_a_rewritten_line_keeps_numbers_duplicates_escapes_and_bytes(tmp_path):
+def test_a_rewritten_line_keeps_numbers_duplicates_escapes_and_bytes(tmp_path):
     line = (
         b'{"type": "message", "id": "e1", "parentId": null, ' + ODD_VALUES + b', "message": {"role": "user", '
         b'"content": [{"type":"text","text":"  "}, {"type":"text","text":"kept \\u0041","z":-0.0}]}}\n'
@@ -393,20 +394,20 @@ def test_issue14_item3_a_rewritten_line_keeps_numbers_duplicates_escapes_and_byt
     assert repair_file(path).status == "clean"
 
 
-def test_issue14_item3_the_value_json_readers_keep_is_the_one_fixed_and_the_other_stays(tmp_path):
+def test_the_value_json_readers_keep_is_the_one_fixed_and_the_other_stays(tmp_path):
     line = b'{"type":"message","id":"e1","message":{"role":"user","content":"hi","content":" "}}\n'
     path = _file(tmp_path, jsonl(HEADER) + line)
     repair_file(path)
     assert path.read_bytes() == jsonl(HEADER) + line.replace(b'"content":" "', b'"content":"(no text)"')
 
 
-def test_issue14_item3_lines_with_values_python_cannot_hold_are_not_malformed(tmp_path):
+def test_lines_with_values_python_cannot_hold_are_not_malformed(tmp_path):
     original = jsonl(HEADER) + b'{"type":"custom","id":"c1",' + ODD_VALUES + b"}\n"
     path = _file(tmp_path, original)
     assert repair_file(path).status == "clean" and path.read_bytes() == original
 
 
-def test_issue14_item3_a_file_repaired_for_another_line_keeps_such_lines_byte_for_byte(tmp_path):
+def test_a_file_repaired_for_another_line_keeps_such_lines_byte_for_byte(tmp_path):
     odd = b'{"type":"custom","id":"c1",' + ODD_VALUES + b"}\n"
     path = _file(tmp_path, jsonl(HEADER) + odd + b"{oops\n")
     assert repair_file(path).changes == {"malformed": 1}
@@ -414,14 +415,14 @@ def test_issue14_item3_a_file_repaired_for_another_line_keeps_such_lines_byte_fo
 
 
 # ---------------------------------------------------------------------------------------------
-# Issue 14 item 4: stale temp files, and a cap on the line length
+# Stale temp files, and a cap on the line length
 
 
 def _aged(path, seconds=3600):
     return aged_file(path, seconds)
 
 
-def test_issue14_item4_stale_temp_files_of_a_killed_repair_are_removed(tmp_path):
+def test_stale_temp_files_of_a_killed_repair_are_removed(tmp_path):
     path = _file(tmp_path, jsonl(HEADER, entry(U("hi"))))
     dead = _aged(tmp_path / temp_path(path, pid=dead_pid()).name, seconds=0)
     legacy = _aged(tmp_path / ".s1.jsonl.k3j4h5g6.tmp")
@@ -431,7 +432,7 @@ def test_issue14_item4_stale_temp_files_of_a_killed_repair_are_removed(tmp_path)
     assert report.summary() == f"{path}: nothing to repair (removed 2 stale temp files of an interrupted repair)"
 
 
-def test_issue14_item4_live_or_foreign_temp_files_are_left_alone(tmp_path):
+def test_live_or_foreign_temp_files_are_left_alone(tmp_path):
     path = _file(tmp_path, jsonl(HEADER) + b"{oops\n")
     keep = [
         _aged(tmp_path / temp_path(path).name),  # its writer (this process) is alive
@@ -447,7 +448,7 @@ def test_issue14_item4_live_or_foreign_temp_files_are_left_alone(tmp_path):
     assert sorted(_siblings(path)) == sorted([p.name for p in keep] + [report.backup.name])
 
 
-def test_issue14_item4_a_line_over_the_cap_is_kept_unread_and_reported(tmp_path, monkeypatch):
+def test_a_line_over_the_cap_is_kept_unread_and_reported(tmp_path, monkeypatch):
     long_line = json.dumps(entry(U("x" * 10_000), 2)).encode() + b"\n"
     original = jsonl(HEADER, entry(U(" "), 1)) + long_line + b"{oops\n"
     path = _file(tmp_path, original)
@@ -461,20 +462,20 @@ def test_issue14_item4_a_line_over_the_cap_is_kept_unread_and_reported(tmp_path,
     assert seen and max(seen) <= 4096
 
 
-def test_issue14_item4_an_over_long_line_without_an_ending_is_copied_as_it_was(tmp_path):
+def test_an_over_long_line_without_an_ending_is_copied_as_it_was(tmp_path):
     original = jsonl(HEADER) + b"{oops\n" + b'{"type":"custom","data":"' + b"y" * 5000 + b'"}'
     path = _file(tmp_path, original)
     report = repair_file(path, max_line_bytes=1000)
     assert report.notes == {"over_long": 1} and path.read_bytes() == original.replace(b"{oops\n", b"")
 
 
-def test_issue14_item4_a_header_over_the_cap_is_refused(tmp_path):
+def test_a_header_over_the_cap_is_refused(tmp_path):
     path = _file(tmp_path, jsonl({**HEADER, "cwd": "/" * 2000}) + b"{oops\n")
     report = repair_file(path, max_line_bytes=1000)
     assert report.status == "refused" and "line 1 is over the 1000 bytes line cap" in report.reason
 
 
-def test_issue14_item4_no_result_is_inserted_when_a_line_went_unread(tmp_path):
+def test_no_result_is_inserted_when_a_line_went_unread(tmp_path):
     turn = A(tc("call_1", "exec"), sr="toolUse", api="openai-chatgpt-responses", provider="openai")
     unread = json.dumps(entry(R("call_1", "z" * 5000), 2, "e1")).encode() + b"\n"
     path = _file(tmp_path, jsonl(HEADER, entry(turn, 1)) + unread)
@@ -486,7 +487,7 @@ def test_issue14_item4_no_result_is_inserted_when_a_line_went_unread(tmp_path):
 # Invariants over random session files
 
 FILES = settings(max_examples=150, deadline=None)
-"""Each example writes and repairs a file twice (about 10 ms)."""
+"""Each example writes and repairs a file twice, on disk: fewer examples than the in-memory invariants."""
 
 
 @FILES
@@ -546,7 +547,7 @@ def _without(value, *keys):
     return {k: v for k, v in value.items() if k not in keys}
 
 
-def test_issue14_item4_no_backup_exists_while_the_new_file_is_written(tmp_path, monkeypatch):
+def test_no_backup_exists_while_the_new_file_is_written(tmp_path, monkeypatch):
     # A repair killed while writing then leaves only its temp file, which the next repair removes.
     path = _file(tmp_path, jsonl(HEADER, entry(U("hi"))) + b"{oops\n")
     during_write = []

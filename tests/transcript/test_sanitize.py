@@ -1,4 +1,5 @@
-"""Replay sanitising as a whole: pipeline order, whole-policy vectors, and invariants over random histories."""
+"""Replay sanitising as a whole (transcript/sanitize.py): pipeline order, whole-policy cases, and
+invariants over random histories."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from itertools import pairwise, takewhile
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
-from transcript_strategies import (
+from support.transcript_strategies import (
     OLD_MARKERS,
     A,
     R,
@@ -49,14 +50,12 @@ SIGNED_REPLAY = [
 SAMPLED = ALL_POLICIES + SIGNED_REPLAY
 """What the invariants sample from: every row, and the refinement that replays signed thinking as stored."""
 RANDOM = settings(max_examples=400, deadline=None)
-"""About 1 s per invariant (2 CPUs). Two bugs (a real result after a stand-in under rewritten ids, and an embedded
-answer closing up behind a dropped failed turn) were found by searches of 3,000-4,000 examples that runs of 100 had
-missed; both are pinned by example tests now. Sampling the signed-thinking refinement (SIGNED_REPLAY) found a third:
-a turn replayed as stored lost its thinking to a misnamed result, so a second pass rewrote the ids it had kept."""
+"""Deeper than the default: histories such as a real result after a stand-in under rewritten ids, an
+embedded answer closing up behind a dropped failed turn, or a turn replayed as stored (SIGNED_REPLAY)
+whose thinking a misnamed result takes, are rare in runs of 100 examples; each also has an example test."""
 MERGING = settings(max_examples=1000, deadline=None)
-"""Deep enough (about 2 s) to find a per-turn step that runs before the Gemini merge changes what it sees,
-e.g. a failed turn's thought signature kept, then merged into a completed turn (found in 30 of 30 seeded runs
-with the steps in the old order; 100 examples found it in none of 10)."""
+"""Deep enough to find a per-turn step that runs before the Gemini merge changes what it sees, e.g. a
+failed turn's thought signature kept, then merged into a completed turn (runs of 100 examples miss it)."""
 
 
 def test_every_transform_in_the_order_has_a_step_and_no_step_is_unordered():
@@ -73,8 +72,8 @@ def test_steps_run_in_the_fixed_order_whatever_the_row_lists(monkeypatch):
 
 
 def test_a_policy_that_lists_the_id_step_without_an_id_form_keeps_the_ids():
-    # `Policy.ids` None means the ids are kept; a hand-built policy listing the step anyway used to
-    # stop with a KeyError (no id form named None).
+    # `Policy.ids` None means the ids are kept, also for a hand-built policy that lists the step
+    # anyway (there is no id form named None).
     policy = policies.Policy("custom", None, frozenset({policies.TOOL_CALL_IDS}))
     history = typed(A(tc("call|1"), sr="toolUse"), R("call|1"))
     assert policies.TOOL_CALL_IDS in policy.transforms
@@ -83,7 +82,7 @@ def test_a_policy_that_lists_the_id_step_without_an_id_form_keeps_the_ids():
     assert [m.answers for m in strict if isinstance(m, ToolResultMessage)] == ["call1"]
 
 
-def test_vector_17_responses_missing_output_is_aborted_and_fc_suffix_dropped():
+def test_responses_missing_output_is_aborted_and_fc_suffix_dropped():
     policy = policies.resolve("openai", "openai-responses", "gpt-5")
     history = typed(A(tc("call_abc|fc_1"), sr="toolUse"), U("next"))
     assert plain(sanitize(history, policy)) == [
@@ -99,7 +98,7 @@ def test_vector_17_responses_missing_output_is_aborted_and_fc_suffix_dropped():
     ]
 
 
-def test_vector_17_fc_suffix_stays_when_reasoning_precedes_the_call():
+def test_fc_suffix_stays_when_reasoning_precedes_the_call():
     policy = policies.resolve("openai", "openai-responses", "gpt-5")
     reasoning = thinking(signature='{"id":"rs_1","type":"reasoning"}')
     history = typed(A(reasoning, tc("call_abc|fc_1"), sr="toolUse"), R("call_abc|fc_1"), U("next"))
@@ -162,8 +161,8 @@ def test_google_drops_a_bad_thought_signature_of_a_failed_turn_merged_into_a_lat
 
 @pytest.mark.parametrize("policy", ALL_POLICIES, ids=lambda p: p.name)
 def test_an_embedded_result_whose_call_was_dropped_is_stable(policy):
-    # Found by the Google idempotence search: the argument-less call is dropped, so the result
-    # embedded after it answers nothing; it goes (it used to stay, renamed once per pass).
+    # The argument-less call is dropped, so the result embedded after it answers nothing: it goes,
+    # instead of staying to be renamed once per pass.
     history = typed(
         A(tc("call_1"), sr="toolUse"),
         {"role": "compactionSummary", "summary": "earlier", "timestamp": 1},
@@ -345,7 +344,7 @@ def test_sanitising_never_changes_the_input(policy):
 
 @pytest.mark.parametrize("key", ["tool_call_id", "call_id"])
 @pytest.mark.parametrize("policy", ALL_POLICIES, ids=lambda p: p.name)
-def test_item02_a_call_with_its_id_under_another_key_keeps_its_result(policy, key):
+def test_a_call_with_its_id_under_another_key_keeps_its_result(policy, key):
     call = {"type": "toolCall", key: "call_7", "name": "read", "arguments": {"path": "a"}}
     out = plain(sanitize(typed(U("q"), A(call, sr="toolUse"), R("call_7", "file text"), U("thanks")), policy))
     replayed_call = next(b for m in out if m["role"] == "assistant" for b in m["content"])
@@ -355,7 +354,7 @@ def test_item02_a_call_with_its_id_under_another_key_keeps_its_result(policy, ke
 
 
 # ---------------------------------------------------------------------------------------------
-# Issue 13 item 11: provider-owned signed thinking replay
+# Provider-owned signed thinking replay
 
 SIGNED_TARGETS = [
     ("amazon-bedrock", "bedrock-converse-stream", "anthropic.claude-sonnet-4-5-v1:0", "toolu_bdrk_01A"),
@@ -374,14 +373,14 @@ def _signed_turn(call_id, name="read"):
 
 
 @pytest.mark.parametrize("provider, api, model, call_id", SIGNED_TARGETS)
-def test_item11_a_signed_thinking_turn_is_replayed_exactly_as_stored(provider, api, model, call_id):
+def test_a_signed_thinking_turn_is_replayed_exactly_as_stored(provider, api, model, call_id):
     policy = policies.resolve(provider, api, model)
     out = plain(sanitize(typed(U("q"), _signed_turn(call_id), R(call_id, "file"), U("thanks")), policy))
     assert out[1] == _signed_turn(call_id) and out[2] == R(call_id, "file")
 
 
 @pytest.mark.parametrize("provider, api, model, call_id", SIGNED_TARGETS)
-def test_item11_other_calls_keep_strict_ids_that_never_take_a_signed_turns_id(provider, api, model, call_id):
+def test_other_calls_keep_strict_ids_that_never_take_a_signed_turns_id(provider, api, model, call_id):
     policy = policies.resolve(provider, api, model)
     plain_turn = A(tc(call_id), sr="toolUse")
     history = typed(U("q"), plain_turn, R(call_id, "one"), U("again"), _signed_turn(call_id), R(call_id, "two"))
@@ -391,13 +390,13 @@ def test_item11_other_calls_keep_strict_ids_that_never_take_a_signed_turns_id(pr
     assert out[4] == _signed_turn(call_id) and out[5] == R(call_id, "two")
 
 
-def test_item11_a_signed_turn_whose_call_must_change_loses_only_its_thinking():
+def test_a_signed_turn_whose_call_must_change_loses_only_its_thinking():
     policy = policies.resolve(*SIGNED_TARGETS[0][:3])
     out = plain(sanitize(typed(U("q"), _signed_turn("toolu_bdrk_01A", " read "), R("toolu_bdrk_01A")), policy))
     assert out[1] == A(text("checking"), tc("toolubdrk01A", "read", args={"path": "a"}), sr="toolUse")
 
 
-def test_item11_of_two_signed_turns_sharing_an_id_only_the_first_is_kept_as_stored():
+def test_of_two_signed_turns_sharing_an_id_only_the_first_is_kept_as_stored():
     policy = policies.resolve(*SIGNED_TARGETS[0][:3])
     history = typed(U("q"), _signed_turn("toolu_1"), R("toolu_1"), U("again"), _signed_turn("toolu_1"), R("toolu_1"))
     out = plain(sanitize(history, policy))
@@ -421,9 +420,9 @@ def test_signed_thinking_replay_is_on_for_signature_checking_apis_only(provider,
 
 
 @pytest.mark.parametrize("policy", ALL_POLICIES, ids=lambda p: p.name)
-def test_item01_the_real_result_after_a_stand_in_survives_every_policy(policy):
-    # Found by the invariant search: with id rewriting on, the second result for a call used to get an
-    # orphan's fresh id, so pairing dropped the real one and kept the stand-in.
+def test_the_real_result_after_a_stand_in_survives_every_policy(policy):
+    # With id rewriting on, the second result for a call keeps the call's id: an orphan's fresh id
+    # would make pairing drop the real result and keep the stand-in.
     stand_in = {**R("call_1", DEFAULT_TEXTS.missing_tool_result), "isError": True}
     out = plain(sanitize(typed(U("q"), A(tc("call_1"), sr="toolUse"), stand_in, U(" "), R("call_1", "real")), policy))
     assert [m["content"] for m in out if m["role"] == "toolResult"] == [[text("real")]]
@@ -437,7 +436,7 @@ def test_a_value_of_any_json_type_anywhere_is_replayed_or_left_out_never_a_crash
 
 
 # ---------------------------------------------------------------------------------------------
-# Issue 13 review: no tool result outlives its call, inside a user turn either
+# No tool result outlives its call, inside a user turn either
 
 ANTHROPIC_TARGETS = [
     ("anthropic", "anthropic-messages", "claude-sonnet-4-5"),
@@ -447,9 +446,9 @@ ANTHROPIC_TARGETS = [
 
 
 @pytest.mark.parametrize("provider, api, model", ANTHROPIC_TARGETS)
-def test_review_a_signed_thinking_turn_answered_inside_the_user_turn_is_replayed_with_its_answer(provider, api, model):
+def test_a_signed_thinking_turn_answered_inside_the_user_turn_is_replayed_with_its_answer(provider, api, model):
     # The call is valid and answered, so the turn needs no change: its thinking, text and call stay,
-    # and so does the result the user turn carries (it used to lose the call and keep the result).
+    # and so does the result the user turn carries (a call and its result stay or go together).
     turn = A(
         thinking("plan", signature="c2lnbmF0dXJl"),
         text("let me look"),
@@ -472,7 +471,7 @@ def _two_reads():
 
 
 @pytest.mark.parametrize("name", ["anthropic", "anthropic-compatible", "bedrock"])
-def test_review_a_thinking_turn_that_loses_a_call_keeps_the_answered_one_and_its_inline_result(name):
+def test_a_thinking_turn_that_loses_a_call_keeps_the_answered_one_and_its_inline_result(name):
     # The rows as such (thinking kept, not replayed as stored, e.g. Claude over another API): a result
     # message naming another tool does not vouch for its call in a thinking turn, so that call and the
     # thinking go; the call answered inside the user turn stays, with its answer.
@@ -486,15 +485,15 @@ def test_review_a_thinking_turn_that_loses_a_call_keeps_the_answered_one_and_its
 
 
 @pytest.mark.parametrize("provider, api, model", ANTHROPIC_TARGETS)
-def test_review_a_turn_replayed_as_stored_has_its_calls_answered_by_id(provider, api, model):
-    # Its ids were kept because it is replayed as stored; taking its thinking away at the end used to
+def test_a_turn_replayed_as_stored_has_its_calls_answered_by_id(provider, api, model):
+    # Its ids were kept because it is replayed as stored; taking its thinking away at the end would
     # leave them to be rewritten by a second pass.
     policy = policies.resolve(provider, api, model)
     once = sanitize(typed(*_two_reads()), policy)
     assert plain(once) == _two_reads() and sanitize(once, policy) == once
 
 
-def test_review_a_result_inside_the_user_turn_goes_with_its_call_that_had_no_arguments():
+def test_a_result_inside_the_user_turn_goes_with_its_call_that_had_no_arguments():
     policy = policies.resolve("anthropic", "anthropic-messages", "claude-sonnet-4-5")
     call = {"type": "toolUse", "id": "toolu_01B", "name": "read"}
     history = typed(U("q"), A(text("checking"), call, sr="toolUse"), U([embedded_result("toolu_01B"), text("and?")]))
@@ -502,7 +501,7 @@ def test_review_a_result_inside_the_user_turn_goes_with_its_call_that_had_no_arg
 
 
 @pytest.mark.parametrize("policy", ALL_POLICIES, ids=lambda p: p.name)
-def test_review_no_policy_keeps_a_result_inside_the_user_turn_whose_call_is_gone(policy):
+def test_no_policy_keeps_a_result_inside_the_user_turn_whose_call_is_gone(policy):
     call = {"type": "toolUse", "id": "toolu_01B", "name": "read"}
     history = typed(
         U("q"),
@@ -517,7 +516,7 @@ def test_review_no_policy_keeps_a_result_inside_the_user_turn_whose_call_is_gone
 
 
 @pytest.mark.parametrize("policy", ANTHROPIC_STYLE, ids=lambda p: p.name)
-def test_review_a_relayed_turn_merged_after_the_users_own_keeps_its_marker_where_it_is(policy):
+def test_a_relayed_turn_merged_after_the_users_own_keeps_its_marker_where_it_is(policy):
     relayed = {"kind": "inter_session", "sourceSessionKey": "agent:ops"}
     once = sanitize(typed(U("header"), U("second block", provenance=relayed)), policy)
     marker = f"{DEFAULT_TEXTS.inter_session_header} sourceSession=agent:ops isUser=false\n"

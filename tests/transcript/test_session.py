@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from transcript_strategies import HEADER, A, U, text
+from support.transcript_strategies import HEADER, A, U, text
 
 from promptc._lib.errors import TranscriptError
 from promptc.transcript.encode import to_json

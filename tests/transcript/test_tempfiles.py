@@ -9,7 +9,7 @@ import sys
 import time
 
 import pytest
-from transcript_strategies import aged_file, dead_pid
+from support.transcript_strategies import aged_file, dead_pid
 
 from promptc.transcript import tempfiles
 from promptc.transcript.tempfiles import remove_stale, temp_path

@@ -1,8 +1,8 @@
-"""Thinking blocks and signatures (reference vectors 32 and 33)."""
+"""Thinking blocks and their signatures (transcript/thinking.py)."""
 
 from __future__ import annotations
 
-from transcript_strategies import A, R, U, plain, tc, text, thinking, typed
+from support.transcript_strategies import A, R, U, plain, tc, text, thinking, typed
 
 from promptc.transcript import policy as policies
 from promptc.transcript.sanitize import sanitize
@@ -18,7 +18,7 @@ from promptc.transcript.thinking import (
 OMITTED = "OMITTED"
 
 
-def test_vector_32_claude_message_ids_are_removed_base64_kept():
+def test_claude_message_ids_are_removed_base64_kept():
     history = typed(A(tc("c1", thoughtSignature="msg_abc"), tc("c2", thoughtSignature="c2lnbmF0dXJl")))
     assert plain(strip_thought_signatures(history)) == [A(tc("c1"), tc("c2", thoughtSignature="c2lnbmF0dXJl"))]
 
@@ -38,7 +38,7 @@ def test_base64_check_accepts_url_safe_and_rejects_non_canonical_text():
     assert not is_base64("") and not is_base64("a") and not is_base64("c2=ln")
 
 
-def test_vector_33_thinking_before_compaction_is_replaced_after_is_kept():
+def test_thinking_before_compaction_is_replaced_after_is_kept():
     history = typed(
         {"role": "compactionSummary", "summary": "s", "timestamp": 5000},
         A(thinking(signature="s1"), timestamp=4999),
@@ -103,7 +103,7 @@ def test_timestamps_from_numbers_and_iso_strings():
     assert timestamp_ms("yesterday") is None and timestamp_ms(True) is None and timestamp_ms(None) is None
 
 
-def test_item04_cutoff_is_the_newest_compaction_not_the_last_listed():
+def test_cutoff_is_the_newest_compaction_not_the_last_listed():
     history = typed(
         {"role": "compactionSummary", "summary": "newer", "timestamp": 5000},
         {"role": "compactionSummary", "summary": "older", "timestamp": 1000},
@@ -113,7 +113,7 @@ def test_item04_cutoff_is_the_newest_compaction_not_the_last_listed():
     assert plain(strip_unsigned_thinking(history, OMITTED))[2] == A(text("answer"), timestamp=3000)
 
 
-def test_item04_the_anthropic_policy_uses_the_newest_compaction_too():
+def test_the_anthropic_policy_uses_the_newest_compaction_too():
     policy = policies.resolve("anthropic", "anthropic-messages", "claude-sonnet-4-5")
     history = typed(
         {"role": "compactionSummary", "summary": "newer", "timestamp": "1970-01-01T00:00:05Z"},
@@ -130,7 +130,7 @@ RESPONSES = policies.resolve("openai", "openai-responses", "gpt-5")
 REASONING = thinking(signature='{"id":"rs_1","type":"reasoning"}')
 
 
-def test_item07_an_orphaned_responses_reasoning_item_is_dropped():
+def test_an_orphaned_responses_reasoning_item_is_dropped():
     history = typed(U("q"), A(text("answer"), REASONING), U("more"), A(REASONING, sr="length"), U("again"))
     assert plain(sanitize(history, RESPONSES)) == [U("q"), A(text("answer")), U("more"), U("again")]
 
@@ -147,6 +147,6 @@ def test_only_responses_reasoning_items_count_as_orphans():
     assert drop_orphan_reasoning(history) == history
 
 
-def test_item06_a_turn_left_with_only_the_silent_reply_token_counts_as_emptied():
+def test_a_turn_left_with_only_the_silent_reply_token_counts_as_emptied():
     history = typed(A(thinking(), text(" NO_REPLY\n")), U("q"))
     assert plain(drop_historical_thinking(history, OMITTED)) == [A(text(OMITTED)), U("q")]

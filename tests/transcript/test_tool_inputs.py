@@ -1,21 +1,21 @@
-"""Tool-call input validation (reference vectors 18 and 19) and finished Responses scratch text."""
+"""Tool-call input validation (transcript/tool_inputs.py) and finished Responses scratch text."""
 
 from __future__ import annotations
 
 import pytest
-from transcript_strategies import A, U, plain, tc, text, typed
+from support.transcript_strategies import A, U, plain, tc, text, typed
 
 from promptc.transcript.tool_inputs import validate_tool_call_inputs
 
 
-def test_vector_18_call_without_arguments_is_dropped():
+def test_call_without_arguments_is_dropped():
     ok = tc("call_ok", "read", kind="toolUse", args={"path": "a"})
     bare = {"type": "toolCall", "id": "call_drop", "name": "read"}
     out = plain(validate_tool_call_inputs(typed(A(text("before"), ok, bare))))
     assert out == [A(text("before"), ok)]
 
 
-def test_vector_18_turn_with_only_a_bad_call_is_left_out():
+def test_turn_with_only_a_bad_call_is_left_out():
     bare = {"type": "toolCall", "id": "call_drop", "name": "read"}
     assert plain(validate_tool_call_inputs(typed(A(bare), U("hello")))) == [U("hello")]
 
@@ -24,16 +24,16 @@ BAD_NAMES = ["", "   ", 'toolu_01abc <|tool_call_argument_begin|> {"command"', "
 
 
 @pytest.mark.parametrize("name", BAD_NAMES)
-def test_vector_19_bad_names_are_dropped(name):
+def test_bad_names_are_dropped(name):
     assert plain(validate_tool_call_inputs(typed(A(text("t"), tc("c1", name))))) == [A(text("t"))]
 
 
-def test_vector_19_surrounding_spaces_are_trimmed_and_dotted_names_accepted():
+def test_surrounding_spaces_are_trimmed_and_dotted_names_accepted():
     out = plain(validate_tool_call_inputs(typed(A(tc("c1", " read "), tc("c2", "my.server:some_tool")))))
     assert [b["name"] for b in out[0]["content"]] == ["read", "my.server:some_tool"]
 
 
-def test_vector_19_names_outside_the_allow_list_are_dropped_case_insensitively():
+def test_names_outside_the_allow_list_are_dropped_case_insensitively():
     history = typed(A(tc("c1", "Read"), tc("c2", "exec")))
     out = plain(validate_tool_call_inputs(history, allowed_names=frozenset({"read"})))
     assert out == [A(tc("c1", "Read"))]
@@ -73,7 +73,7 @@ def test_a_valid_turn_is_returned_as_the_same_object():
 
 
 @pytest.mark.parametrize("key", ["tool_call_id", "call_id"])
-def test_item02_a_call_whose_id_is_under_another_key_is_kept_with_its_id_under_id(key):
+def test_a_call_whose_id_is_under_another_key_is_kept_with_its_id_under_id(key):
     call = {"type": "toolCall", key: "call_7", "name": "read", "arguments": {"path": "a"}}
     out = plain(validate_tool_call_inputs(typed(A(call, sr="toolUse"))))
     assert out == [A({**call, "id": "call_7"}, sr="toolUse")]

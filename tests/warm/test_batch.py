@@ -1,4 +1,4 @@
-"""Many variants in worker processes with one warm Compiler each (compiler/batch.py)."""
+"""Many variants in worker processes with one warm Compiler each (warm/batch.py)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The warm Compiler (issue 12): the same output as the one-pass pipeline, and every input edit
-seen on the next turn; bounded caches (issue 14.16)."""
+"""The warm Compiler (warm/compiler.py): the same output as the one-pass pipeline, every input edit
+seen on the next turn, and bounded caches."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import CORPUS, REPO
+from support.paths import CORPUS, REPO
 
 from promptc import Compiler, Request, RunFacts, compile_prompt
 from promptc._lib.errors import ConfigError

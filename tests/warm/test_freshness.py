@@ -1,4 +1,4 @@
-"""What a build read and whether it changed (compiler/freshness.py)."""
+"""What a build read and whether it changed (warm/freshness.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,6 @@ import os
 import time
 from pathlib import Path
 
-from promptc._lib.lru import LRU
 from promptc.warm.freshness import RACY_WINDOW_NS, Tracker
 
 
@@ -88,11 +87,3 @@ def test_directories_name_the_entries_that_matter(tmp_path: Path) -> None:
     wanted = tracker.directories()
     assert wanted[str(tmp_path / "sub")] == {"a.md"}
     assert wanted[str(tmp_path)] == {"gone", "AGENTS.md"}
-
-
-def test_lru_forgets_the_least_recently_used() -> None:
-    cache: LRU[str, int] = LRU(2)
-    cache["a"], cache["b"] = 1, 2
-    assert cache["a"] == 1  # a is now the most recent
-    cache["c"] = 3
-    assert sorted(cache) == ["a", "c"] and len(cache) == 2

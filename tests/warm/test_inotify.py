@@ -1,4 +1,4 @@
-"""Kernel change notification (compiler/inotify.py): quiet means nothing relevant changed."""
+"""Kernel change notification (warm/inotify.py): quiet means nothing relevant changed."""
 
 from __future__ import annotations
 

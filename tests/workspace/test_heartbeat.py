@@ -95,7 +95,7 @@ def test_fences_nested_a_few_levels_around_headings_are_still_empty() -> None:
 def test_fences_nested_past_the_limit_count_as_a_task_instead_of_exhausting_the_stack() -> None:
     assert is_effectively_empty(_nested_fences(MAX_FENCE_DEPTH, "# Tasks\n")) is True
     assert is_effectively_empty(_nested_fences(MAX_FENCE_DEPTH + 2, "# Tasks\n")) is False
-    # ~180 KB of fences nested ~600 deep: the old recursive check raised RecursionError.
+    # ~180 KB of fences nested ~600 deep: a recursive check would exhaust the stack.
     text = _nested_fences(600, "# Tasks\n")
     assert len(text) > 180_000
     assert is_effectively_empty(text) is False
@@ -103,7 +103,7 @@ def test_fences_nested_past_the_limit_count_as_a_task_instead_of_exhausting_the_
 
 @pytest.mark.parametrize("line", ["- [ ]\n", "# Heading\n\n", "<!-- nothing -->\n"])
 def test_an_empty_file_longer_than_the_judged_size_runs_its_heartbeat(line: str) -> None:
-    """Judging 1 MB of bare checkboxes took markdown-it 7 s; past the per-file budget a
+    """markdown-it is slow on a large file of bare checkboxes, so past the judged size a
     HEARTBEAT.md is taken to hold something (a doubtful heartbeat is never skipped)."""
     fits = line * (MAX_JUDGED_CHARS // len(line))
     assert len(fits) <= MAX_JUDGED_CHARS and is_effectively_empty(fits) is True

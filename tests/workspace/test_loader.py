@@ -1,20 +1,19 @@
-"""Loading bootstrap files safely, and the workspace's setup state."""
+"""Loading the bootstrap files safely (workspace/loader.py): fixed order and names, decoding,
+guarded reads, and no stale reads."""
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
 import pytest
+from support.factories import write_files
 
 from promptc._lib.errors import WorkspaceError
 from promptc.model.config import Budgets
 from promptc.model.workspace import BOOTSTRAP_FILE_NAMES
-from promptc.workspace import budget, state
+from promptc.workspace import budget
 from promptc.workspace import loader as workspace
-from promptc.workspace.heartbeat import is_effectively_empty
-from tests.factories import write_files
 
 
 def by_name(files):
@@ -164,7 +163,7 @@ def test_dangling_symlink_inside_the_workspace_counts_as_missing(tmp_path: Path)
 
 
 def test_a_rewrite_at_the_same_size_with_its_mtime_restored_is_read_again(tmp_path: Path) -> None:
-    # Issue 14.16: (device, inode, size, mtime) cannot tell these two versions apart; the loader
+    # (device, inode, size, mtime) cannot tell these two versions apart; the loader
     # keeps nothing between loads (a Compiler keeps the whole stage and checks ctime and content).
     path = write_files(tmp_path, {"SOUL.md": "first"}) / "SOUL.md"
     stamp = path.stat().st_mtime_ns
@@ -173,144 +172,3 @@ def test_a_rewrite_at_the_same_size_with_its_mtime_restored_is_read_again(tmp_pa
         handle.write("FIRST")
     os.utime(path, ns=(stamp, stamp))
     assert by_name(workspace.load(tmp_path))["SOUL.md"].content == "FIRST"
-
-
-# --------------------------------------------------------------------------- setup state
-
-
-def test_state_defaults_to_nothing_seeded(tmp_path: Path) -> None:
-    found = state.read_state(tmp_path)
-    assert found == state.WorkspaceState(1, None, None)
-    assert not found.setup_complete
-
-
-def test_init_seeds_every_default_file_and_records_the_seed_time(tmp_path: Path) -> None:
-    written = state.init(tmp_path / "new", now="2026-01-02T03:04:05Z")
-    assert written == [
-        "AGENTS.md",
-        "SOUL.md",
-        "TOOLS.md",
-        "IDENTITY.md",
-        "USER.md",
-        "HEARTBEAT.md",
-        "BOOTSTRAP.md",
-    ]
-    recorded = json.loads((tmp_path / "new" / ".promptc" / "workspace-state.json").read_text())
-    assert recorded == {"version": 1, "bootstrapSeededAt": "2026-01-02T03:04:05Z"}
-    for name in written:
-        text = (tmp_path / "new" / name).read_text(encoding="utf-8")
-        assert text.strip() and not text.startswith("---")
-
-
-def test_init_never_overwrites_and_skips_bootstrap_in_a_used_workspace(tmp_path: Path) -> None:
-    write_files(tmp_path, {"SOUL.md": "my own soul"})
-    written = state.init(tmp_path, now="t1")
-    assert "SOUL.md" not in written and "BOOTSTRAP.md" not in written
-    assert "AGENTS.md" in written
-    assert (tmp_path / "SOUL.md").read_text() == "my own soul"
-    assert not (tmp_path / ".promptc").exists()
-
-
-def test_second_init_writes_nothing_and_keeps_the_first_seed_time(tmp_path: Path) -> None:
-    state.init(tmp_path, now="t1")
-    assert state.init(tmp_path, now="t2") == []
-    assert state.read_state(tmp_path).bootstrap_seeded_at == "t1"
-
-
-def test_seeded_heartbeat_file_means_no_heartbeat_calls(tmp_path: Path) -> None:
-    state.init(tmp_path, now="t1")
-    assert is_effectively_empty((tmp_path / "HEARTBEAT.md").read_text(encoding="utf-8"))
-
-
-def _compile(root: Path, now: str) -> None:
-    """One compile through the public API, which records setup completion."""
-    from promptc import Request, compile_prompt
-
-    compile_prompt(Request(workspace=root, now=now))
-
-
-def test_deleting_bootstrap_completes_setup_on_the_next_compile(tmp_path: Path) -> None:
-    state.init(tmp_path, now="t1")
-    _compile(tmp_path, now="2026-01-02T00:00:00Z")
-    assert not state.read_state(tmp_path).setup_complete
-    (tmp_path / "BOOTSTRAP.md").unlink()
-    _compile(tmp_path, now="2026-01-03T00:00:00Z")
-    assert state.read_state(tmp_path) == state.WorkspaceState(1, "t1", "2026-01-03T00:00:00Z")
-    _compile(tmp_path, now="2026-01-04T00:00:00Z")  # later compiles keep the first completion time
-    assert state.read_state(tmp_path).setup_completed_at == "2026-01-03T00:00:00Z"
-
-
-def test_compiling_never_writes_into_a_workspace_that_was_not_seeded(tmp_path: Path) -> None:
-    _compile(tmp_path, now="2026-01-01T00:00:00Z")
-    assert not (tmp_path / ".promptc").exists()
-
-
-def test_init_after_completed_setup_does_not_bring_bootstrap_back(tmp_path: Path) -> None:
-    state.init(tmp_path, now="t1")
-    (tmp_path / "BOOTSTRAP.md").unlink()
-    _compile(tmp_path, now="2026-01-02T00:00:00Z")
-    (tmp_path / "AGENTS.md").unlink()
-    assert state.init(tmp_path, now="t3") == ["AGENTS.md"]
-
-
-def test_invalid_state_file_is_an_error_with_its_location(tmp_path: Path) -> None:
-    write_files(tmp_path, {".promptc/workspace-state.json": '{\n  "version": 1,,\n}'})
-    with pytest.raises(WorkspaceError) as caught:
-        state.read_state(tmp_path)
-    location = caught.value.location
-    assert location.path.endswith("workspace-state.json")
-    assert (location.line, location.column) == (2, 16)
-
-
-def test_state_field_of_the_wrong_type_is_an_error(tmp_path: Path) -> None:
-    write_files(tmp_path, {".promptc/workspace-state.json": '{"version": 1, "setupCompletedAt": 5}'})
-    with pytest.raises(WorkspaceError, match="setupCompletedAt"):
-        state.read_state(tmp_path)
-
-
-def test_atomic_write_leaves_only_the_target(tmp_path: Path) -> None:
-    target = tmp_path / "deep" / "state.json"
-    state.write_json_atomic(target, {"b": 1, "a": [1, 2]})
-    assert json.loads(target.read_text()) == {"b": 1, "a": [1, 2]}
-    assert [path.name for path in target.parent.iterdir()] == ["state.json"]
-
-
-# --------------------------------------------------------------------------- unsafe state files (issue 14.5)
-
-
-@pytest.mark.parametrize("kind", ["fifo", "dev-zero", "outside"])
-def test_a_state_file_that_is_not_a_small_regular_file_inside_is_refused(tmp_path: Path, kind: str) -> None:
-    import threading
-
-    root = tmp_path / "ws"
-    (root / ".promptc").mkdir(parents=True)
-    target = root / ".promptc" / "workspace-state.json"
-    if kind == "fifo":
-        os.mkfifo(target)
-    elif kind == "dev-zero":
-        target.symlink_to("/dev/zero")
-    else:
-        (tmp_path / "elsewhere.json").write_text('{"version": 1, "setupCompletedAt": "x"}')
-        target.symlink_to(tmp_path / "elsewhere.json")
-    found: list[BaseException] = []
-    reader = threading.Thread(target=lambda: _catch(lambda: state.read_state(root), found), daemon=True)
-    reader.start()
-    reader.join(5)
-    assert not reader.is_alive(), "reading the state file blocked"
-    assert len(found) == 1 and isinstance(found[0], WorkspaceError)
-    expected = "not a regular file" if kind == "fifo" else "outside its root"  # /dev/zero is outside too
-    assert expected in str(found[0]) and str(found[0]).startswith(str(target))
-
-
-def test_a_state_file_linked_inside_the_workspace_is_read(tmp_path: Path) -> None:
-    root = write_files(tmp_path / "ws", {"notes/state.json": '{"version": 1, "bootstrapSeededAt": "t0"}'})
-    (root / ".promptc").mkdir()
-    (root / ".promptc" / "workspace-state.json").symlink_to("../notes/state.json")
-    assert state.read_state(root).bootstrap_seeded_at == "t0"
-
-
-def _catch(action, found: list[BaseException]) -> None:
-    try:
-        action()
-    except BaseException as error:
-        found.append(error)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.paths import CORPUS, REPO
 
 from promptc.workspace.heartbeat import is_effectively_empty
 from promptc.workspace.quicklook import has_task
@@ -77,8 +78,6 @@ def test_a_task_seen_at_a_glance_is_a_task_to_the_parser(lines: list[str]) -> No
 
 
 def test_every_real_heartbeat_file_agrees_with_the_parser() -> None:
-    from conftest import CORPUS, REPO
-
     paths = sorted(CORPUS.glob("*/HEARTBEAT.md")) + sorted((REPO / "snapshots" / "_fixtures").glob("*/HEARTBEAT.md"))
     paths.append(REPO / "examples" / "workspace" / "HEARTBEAT.md")
     seen = 0

@@ -6,30 +6,10 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-import pytest
-from bundle_helpers import TIER_FILES, matrix_args, read_manifest, small_matrix_args
-from conftest import EXAMPLES
-from guardrail_helpers import edited_safety_dir
+from support.bundles import TIER_FILES, read_manifest
+from support.paths import EXAMPLES
 
 from promptc.emit import tokens
-
-
-@pytest.fixture
-def bundle_args(tmp_path, write_yaml):
-    """`promptc bundle` arguments for the 96-variant matrix, written to tmp_path / "bundle"."""
-    return matrix_args(write_yaml, tmp_path / "bundle")
-
-
-@pytest.fixture
-def small_args(write_yaml):
-    """`promptc bundle` arguments for a two-variant matrix, without --out."""
-    return small_matrix_args(write_yaml)
-
-
-@pytest.fixture
-def edited_safety(tmp_path) -> Path:
-    """A user template dir whose safety section differs from the built-in one by one word."""
-    return edited_safety_dir(tmp_path / "templates")
 
 
 def test_check_passes_on_a_fresh_bundle_and_fails_after_a_template_edit(run_cli, bundle_args, edited_safety):

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from bundle_helpers import read_manifest
-from conftest import EXAMPLES
+from support.bundles import read_manifest
+from support.paths import EXAMPLES
 
 
 @pytest.mark.parametrize(

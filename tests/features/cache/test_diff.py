@@ -1,12 +1,12 @@
-"""Which cache tier two compiles do not share and why (issue 11): the comparison, the words
-every command uses, and `promptc cache diff` over run facts, workspaces and bundles."""
+"""Which cache tier two compiles do not share and why (features/cache/diff.py): the comparison, the
+words every command uses, and `promptc cache diff` over run facts, workspaces and bundles."""
 
 from __future__ import annotations
 
 import json
 
 import pytest
-from test_cache_tiers import FILES
+from support.tiers import FILES, HEARTBEAT_FILES, HEARTBEATS_ON, REACH_TIERS
 
 from promptc.features.cache import diff
 
@@ -129,8 +129,6 @@ def test_cache_diff_needs_one_pair_and_a_bundle_with_the_variant(run_cli, worksp
 
 
 def test_cache_diff_names_heartbeat_md_when_the_last_tier_reaches_it(run_cli, make_workspace, tmp_path):
-    from test_cache_tiers import HEARTBEAT_FILES, HEARTBEATS_ON, REACH_TIERS
-
     flags = ("--set", HEARTBEATS_ON, "--set", REACH_TIERS, "--chat-type", "direct")
     before = make_workspace(HEARTBEAT_FILES, name="before")
     after = make_workspace({**HEARTBEAT_FILES, "HEARTBEAT.md": "# Heartbeat\n\n- Water the plant.\n"}, name="after")

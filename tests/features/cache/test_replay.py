@@ -1,13 +1,14 @@
-"""`promptc cache simulate` (issue 11): a trace replayed on a workspace copy, every write with
-its cause, costs that add up, and the check that no volatile fact touched the stable part."""
+"""`promptc cache simulate` (features/cache/replay.py): a trace replayed on a workspace copy, every
+write with its cause, costs that add up, and the check that no volatile fact touched the stable
+part."""
 
 from __future__ import annotations
 
 import json
 
 import pytest
-from conftest import EXAMPLES
-from test_cache_tiers import FILES
+from support.paths import EXAMPLES
+from support.tiers import FILES, HEARTBEAT_FILES, REACH_TIERS
 
 from promptc.features.cache.simulate import CHANGED, EXPIRED, EXPIRED_AND_CHANGED, FIRST_USE
 
@@ -146,8 +147,6 @@ def _unit_texts(prompt):
 
 
 def test_a_heartbeat_edit_with_the_reaching_tier_is_one_write_caused_by_heartbeat_md(run_cli, make_workspace, tmp_path):
-    from test_cache_tiers import HEARTBEAT_FILES, REACH_TIERS
-
     workspace = make_workspace(HEARTBEAT_FILES)
     events = [{"at": 30 * i, "run": {"chat_type": "direct"}} for i in range(5)]
     events[2]["edits"] = [{"file": "HEARTBEAT.md", "append": "- Also check the window."}]

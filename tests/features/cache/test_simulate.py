@@ -1,6 +1,7 @@
-"""The cache simulator's accounting (issue 11), on small traces whose costs are worked out by hand
-in each test from the published rules: Anthropic writes 1.25x (5m) or 2x (1h), reads 0.1x, keeps
-an entry 5 minutes (or an hour) after its last use, and caches nothing under 1,024 tokens."""
+"""The cache simulator's accounting (features/cache/simulate.py), on small traces whose costs are
+worked out by hand in each test from the published rules: Anthropic writes 1.25x (5m) or 2x (1h),
+reads 0.1x, keeps an entry 5 minutes (or an hour) after its last use, and caches nothing under
+1,024 tokens."""
 
 from __future__ import annotations
 

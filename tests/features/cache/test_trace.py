@@ -1,4 +1,5 @@
-"""Session trace files for `promptc cache simulate` (issue 11): parsing, located errors, edits."""
+"""Session trace files for `promptc cache simulate` (features/cache/trace.py): parsing, located
+errors, edits."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import EXAMPLES
+from support.paths import EXAMPLES
 
 from promptc.features.cache import trace
 from promptc.features.cache.trace import TraceError
