@@ -1,4 +1,5 @@
-"""Shared fixtures: the bundled example, a workspace factory, and a CLI runner."""
+"""Shared fixtures: a CLI runner, workspace and YAML writers, the SDK test server, and the edited
+templates, snapshot copies and bundle arguments the guard-rail tests share."""
 
 from __future__ import annotations
 
@@ -11,16 +12,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sdk_server import _Recorder, serve
+from support.bundles import matrix_args, small_matrix_args
+from support.guardrails import edited_safety_dir
+from support.paths import SNAPSHOTS
+from support.sdk_server import _Recorder, serve
 
 from promptc.commands import cli
 
-REPO = Path(__file__).resolve().parents[1]
-EXAMPLES = REPO / "examples"
-CORPUS = REPO.parent / "shared" / "corpus"
-
-# The parsed-SKILL.md disk cache (compiler/parsecache.py) of this test run: a directory of its own,
-# so no test reads entries an earlier run or the user left (subprocesses inherit it).
+# The parsed-SKILL.md disk cache (compiler/warm/parsecache.py) of this test run: a directory of its
+# own, so no test reads entries an earlier run or the user left (subprocesses inherit it).
 os.environ["PROMPTC_CACHE_DIR"] = tempfile.mkdtemp(prefix="promptc-test-cache-")
 atexit.register(shutil.rmtree, os.environ["PROMPTC_CACHE_DIR"], ignore_errors=True)
 
@@ -74,3 +74,27 @@ def server() -> Iterator[tuple[str, list[tuple[str, dict[str, Any]]]]]:
     finally:
         httpd.shutdown()
         httpd.server_close()
+
+
+@pytest.fixture
+def edited_safety(tmp_path) -> Path:
+    """A user template dir whose safety section differs from the built-in one by one word."""
+    return edited_safety_dir(tmp_path / "templates")
+
+
+@pytest.fixture
+def snapshots(tmp_path) -> Path:
+    """A private copy of the committed snapshots (scenarios, fixtures and outputs)."""
+    return Path(shutil.copytree(SNAPSHOTS, tmp_path / "snapshots"))
+
+
+@pytest.fixture
+def bundle_args(tmp_path, write_yaml):
+    """`promptc bundle` arguments for the 96-variant matrix, written to tmp_path / "bundle"."""
+    return matrix_args(write_yaml, tmp_path / "bundle")
+
+
+@pytest.fixture
+def small_args(write_yaml):
+    """`promptc bundle` arguments for a two-variant matrix, without --out."""
+    return small_matrix_args(write_yaml)

@@ -1,4 +1,5 @@
-"""Error reporting and exit codes through `cli.main` (issue 2, 8), and the small commands."""
+"""The command-line front end through `cli.main`: error reporting and exit codes, flags, standard
+input and help, and the small commands (`config explain`, `init`)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import os
 import re
 
 import pytest
-from conftest import EXAMPLES
+from support.paths import EXAMPLES
 
 ERROR_LINE = re.compile(r"^promptc: error: .+\n$")
 
@@ -155,7 +156,7 @@ def test_an_undecodable_file_name_in_a_warning_still_gives_valid_utf8_output(run
 
 
 def test_render_loads_only_what_it_needs(make_workspace):
-    """Issue 12: no markdown-it without a HEARTBEAT.md, no transcript, token, image or test code,
+    """No markdown-it without a HEARTBEAT.md, no transcript, token, image or test code,
     no importlib.metadata without plugins, no change watcher for a one-shot command."""
     import subprocess
     import sys
@@ -182,14 +183,14 @@ def test_render_loads_only_what_it_needs(make_workspace):
         "hypothesis",
         "importlib.metadata",
         "ctypes",
-        "promptc.inotify",
+        "promptc.warm.inotify",
         "frontmatter",
         "promptc.commands.lint",
     }
     assert loaded & never == set()
 
 
-# --------------------------------------------------------------------------- issue 9: flags, stdin, explain, init
+# --------------------------------------------------------------------------- flags, stdin, explain, init
 
 
 @pytest.mark.parametrize(

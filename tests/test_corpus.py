@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from support.factories import make_config
+from support.paths import CORPUS
 
 from promptc.model.config import Budgets, HeartbeatConfig
 from promptc.model.runfacts import SESSION_KINDS, RunFacts
 from promptc.skills import listing as skillblock
 from promptc.workspace import budget, filters, heartbeat
 from promptc.workspace import loader as workspace
-from tests.factories import make_config
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 FOLDERS = sorted(path.name for path in CORPUS.iterdir() if path.is_dir()) if CORPUS.is_dir() else []
 NEEDS_CORPUS = pytest.mark.skipif(not FOLDERS, reason=f"the shared corpus is not at {CORPUS}")
 EVERY_FOLDER = FOLDERS or [pytest.param("absent", marks=NEEDS_CORPUS)]

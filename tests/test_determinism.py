@@ -1,4 +1,4 @@
-"""Byte-identical output across processes, hash seeds, time zones and locales (issue 2, 4)."""
+"""Byte-identical output across processes, hash seeds, time zones and locales."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import EXAMPLES, REPO
+from support.paths import EXAMPLES, REPO
 
 ENVIRONMENTS = [
     {"PYTHONHASHSEED": "0", "TZ": "UTC", "LANG": "C", "LC_ALL": "C"},
@@ -33,7 +33,7 @@ def test_render_is_byte_identical_in_every_environment(fmt):
     assert len(next(iter(outputs))) > 1000
 
 
-# --------------------------------------------------------------------------- issue 9: every collection a template reads
+# --------------------------------------------------------------------------- every collection a template reads
 
 RICH_RUN = """\
 channel: discord
@@ -226,7 +226,7 @@ def test_no_context_value_is_a_set_at_any_depth():
 
 
 TOOL_LOOP = "---\nid: tool_loop\norder: 2150\nside: stable\nmodes: [full, minimal]\ntitle: Tool loop\n---\n{% for t in tool_names %}- {{ t }}\n{% endfor %}\n"
-"""The issue's own example: a user section iterating `tool_names` (a frozenset once)."""
+"""A user section iterating `tool_names`, a collection a template may loop over in any process."""
 
 
 @pytest.fixture

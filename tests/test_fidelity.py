@@ -1,5 +1,7 @@
-"""Issue 10: the prompt's structure and behaviour follow OpenClaw's real builder (items 1, 2, 5-8,
-11-13; the section order is in test_section_order.py, the guidance points at the end here)."""
+"""The prompt's structure and behaviour follow OpenClaw's real builder: heartbeats, pending setup,
+the legacy heartbeat block, the AGENTS.md digest, memory tools, what OpenClaw states, file
+boundaries, the codex surfaces, memory in groups, and the guidance points at the end (the section
+order is in test_section_order.py)."""
 
 from __future__ import annotations
 
@@ -7,9 +9,9 @@ import json
 import re
 
 import pytest
-from conftest import CORPUS
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.paths import CORPUS
 
 from promptc import Request, RunFacts, Tool, compile_prompt
 from promptc.emit import payloads
@@ -29,7 +31,7 @@ def section(prompt, section_id: str) -> str:
     return next(s.text for s in prompt.sections if s.id == section_id)
 
 
-# --------------------------------------------------------------------------- 1: heartbeats
+# --------------------------------------------------------------------------- heartbeats
 
 
 @pytest.mark.parametrize("session", ["main", "subagent", "cron"])
@@ -71,7 +73,7 @@ def test_heartbeats_are_for_the_default_agent_and_can_be_switched_off(make_works
     )
 
 
-# --------------------------------------------------------------------------- 2: bootstrap pending
+# --------------------------------------------------------------------------- bootstrap pending
 
 
 BOOTSTRAP_WS = {"AGENTS.md": "Rules.\n", "BOOTSTRAP.md": "Ask the user what to call you.\n"}
@@ -114,7 +116,7 @@ def test_finished_setup_has_no_pending_section(make_workspace):
     assert "bootstrap_pending" not in ids(prompt) and "Old setup notes." not in prompt.text
 
 
-# --------------------------------------------------------------------------- 5: legacy heartbeat block
+# --------------------------------------------------------------------------- legacy heartbeat block
 
 LEGACY = (
     "# Agents\n\nUse heartbeats well.\n\nDefault heartbeat prompt:\n"
@@ -137,7 +139,7 @@ def test_a_mention_of_the_label_without_the_quoted_prompt_is_kept(make_workspace
     assert "Default heartbeat prompt: see the runtime docs." in prompt.stable
 
 
-# --------------------------------------------------------------------------- 6: AGENTS.md digest
+# --------------------------------------------------------------------------- AGENTS.md digest
 
 
 def _long_agents(rule: str) -> str:
@@ -205,7 +207,7 @@ def test_the_digest_cut_never_exceeds_the_budget(lines, max_chars):
         assert cut == text.rstrip()
 
 
-# --------------------------------------------------------------------------- 7: memory tools
+# --------------------------------------------------------------------------- memory tools
 
 
 def _memory(make_workspace, **facts):
@@ -265,7 +267,7 @@ def test_no_memory_tools_no_section(make_workspace):
     assert "memory_recall" not in ids(_memory(make_workspace, tools=(Tool("read"),)))
 
 
-# --------------------------------------------------------------------------- 8: model identity, buttons
+# --------------------------------------------------------------------------- model identity, buttons
 
 
 @pytest.mark.parametrize("mode", ["full", "minimal"])
@@ -286,7 +288,7 @@ def test_inline_buttons_give_the_buttons_hint_and_point_approvals_to_the_card(ma
     assert "approval card" not in section(plain, "approvals")
 
 
-# --------------------------------------------------------------------------- 9: what OpenClaw has
+# --------------------------------------------------------------------------- what OpenClaw has
 
 
 def test_reasoning_format_is_stable_and_only_with_the_tag_hint(make_workspace):
@@ -439,7 +441,7 @@ def test_bad_new_config_values_are_errors(run_cli, make_workspace, setting):
     assert code == 2 and setting.split("=")[0] in err
 
 
-# --------------------------------------------------------------------------- 11: file boundaries
+# --------------------------------------------------------------------------- file boundaries
 
 
 def _fenced(prompt) -> None:
@@ -480,7 +482,7 @@ def test_corpus_files_with_our_own_headings_are_fenced():
     _fenced(prompt)
 
 
-# --------------------------------------------------------------------------- 12: codex surfaces
+# --------------------------------------------------------------------------- codex surfaces
 
 CODEX_FILES = {
     "AGENTS.md": "agents-text\n",
@@ -525,7 +527,7 @@ def test_the_codex_cli_formats_exit_0_and_carry_the_developer_files(run_cli, mak
         assert code == 0 and "soul-text" in out and "<name>sk</name>" in out
 
 
-# --------------------------------------------------------------------------- 13: memory in groups
+# --------------------------------------------------------------------------- memory in groups
 
 
 MEMORY_WS = {"AGENTS.md": "Rules.\n", "MEMORY.md": "The owner's private plans.\n"}
@@ -552,7 +554,7 @@ def test_bundles_treat_the_chat_type_as_an_axis(run_cli, make_workspace, write_y
     assert rows[0]["stable_sha256"] != rows[1]["stable_sha256"]
 
 
-# --------------------------------------------------------------------------- 10: guidance points
+# --------------------------------------------------------------------------- guidance points
 
 OKBEST = CORPUS / "okbest2024-backup"
 TURN_TOOLS = (

@@ -1,8 +1,8 @@
-"""The promises the README's "Guarantees" section makes, driven with arbitrary input (issue 14,
-acceptance 2): bytes as workspace files and SKILL.md, YAML and JSON as config and run facts,
-through the Python API and the CLI. The only outcomes are a prompt, or error lines (one per
-problem, each `promptc: error: ...`, at most 20 and a count) and exit 2; every output is valid UTF-8; every skills block parses as XML; the boundary marker
-is in the prompt exactly once."""
+"""The promises the README's "Guarantees" section makes, driven with arbitrary input: bytes as
+workspace files and SKILL.md, YAML and JSON as config and run facts, through the Python API and
+the CLI. The only outcomes are a prompt, or error lines (one per problem, each `promptc: error:
+...`, at most 20 and a count) and exit 2; every output is valid UTF-8; every skills block parses
+as XML; the boundary marker is in the prompt exactly once."""
 
 from __future__ import annotations
 
@@ -19,11 +19,12 @@ from xml.etree import ElementTree
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.paths import REPO
+from support.strategies import hostile_text, yaml_values
 
 from promptc import PromptcError, Request, compile_pending
 from promptc.commands import cli
 from promptc.inputs import runfacts
-from tests.strategies import hostile_text, yaml_values
 
 MARKER = "<!-- PROMPT_CACHE_BOUNDARY -->"
 ERROR_LINES = re.compile(r"(promptc: error: [^\n]+\n){1,21}")
@@ -186,18 +187,27 @@ def test_the_api_returns_a_prompt_or_raises_promptc_error(scenario, overrides):
 
 
 def test_every_test_the_readme_guarantees_section_names_exists():
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    """A `tests/FILE.py::test_name` in the README's Guarantees section (or `::test_name`, of the
+    file named last) is a test of that file; a test name standing alone is a test of some file."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
     section = readme[readme.index("## Guarantees") : readme.index("## Performance")]
-    named = set(re.findall(r"\b(test_[a-z0-9_]+)", section)) - {"test_guarantees"}
-    tests = Path(__file__).resolve().parent
-    files = {path.stem for path in tests.glob("test_*.py")}
     defined = {
-        name
-        for path in tests.glob("test_*.py")
-        for name in re.findall(r"^def (test_\w+)", path.read_text(encoding="utf-8"), re.M)
+        path.relative_to(REPO).as_posix(): set(re.findall(r"^def (test_\w+)", path.read_text(encoding="utf-8"), re.M))
+        for path in sorted((REPO / "tests").rglob("test_*.py"))
     }
-    assert named - files - defined == set()
-    assert len(named & defined) >= 25
+    file, placed, alone = None, [], set()
+    for match in re.finditer(r"(tests/[\w/]+\.py)|(::)?\b(test_[a-z0-9_]+)", section):
+        path, in_file, name = match.groups()
+        if path:
+            assert path in defined, path
+            file = path
+        elif in_file:
+            placed.append((file, name))
+        else:
+            alone.add(name)
+    assert [f"{file}::{name}" for file, name in placed if name not in defined[file]] == []
+    assert alone - set().union(*defined.values()) == set()
+    assert len(placed) >= 25
 
 
 def test_every_warning_is_one_printable_line(tmp_path):

@@ -13,7 +13,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from conftest import REPO
+from support.paths import REPO
 
 PACKAGE_DIR = REPO / "compiler"
 TOP = "promptc"

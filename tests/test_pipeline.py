@@ -6,7 +6,7 @@ import itertools
 import json
 
 import pytest
-from conftest import CORPUS
+from support.paths import CORPUS
 
 from promptc import Request, RunFacts, compile_prompt
 
@@ -191,7 +191,7 @@ def test_truncation_notice_has_no_numbers(make_workspace):
 
 
 def test_none_mode_reads_no_workspace_and_reports_nothing_injected(run_cli, make_workspace):
-    # Issue 10.3: a none-mode prompt is one line, so no file and no skill may be reported as in it.
+    # A none-mode prompt is one line, so no file and no skill may be reported as in it.
     ws = make_workspace(
         {"AGENTS.md": "a" * 5000, "MEMORY.md": "m" * 900, "skills/s/SKILL.md": "---\nname: s\ndescription: S\n---\n"}
     )

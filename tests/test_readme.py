@@ -1,5 +1,5 @@
-"""The README stays true (issue 8): every Python snippet runs, and the folder tree and the pipeline
-diagram name the modules that exist."""
+"""The README stays true: every Python snippet runs, the pipeline diagram names real functions, and
+the template authoring example renders, and fails, as the README shows."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import REPO
+from support.paths import REPO
 
 README = (REPO / "README.md").read_text(encoding="utf-8")
 SNIPPETS = re.findall(r"```python\n(.*?)```", README, flags=re.DOTALL)

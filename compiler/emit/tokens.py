@@ -2,7 +2,7 @@
 is known, an o200k count labelled as an estimate for every other model, else bytes / 4.
 
 Counting uses the Rust tokenizer that the `bpe-openai` wheel ships (its o200k_base and
-cl100k_base give tiktoken's counts; tests/test_tokens.py checks it against tiktoken on real
+cl100k_base give tiktoken's counts; tests/emit/test_tokens.py checks it against tiktoken on real
 text). Its extension module is loaded directly: importing the `bpe_openai` package builds
 every encoding it has, about half a second, where building the one needed takes a tenth of
 that. tiktoken supplies only the table of which OpenAI model uses which encoding. No network.

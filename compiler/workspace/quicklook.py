@@ -4,7 +4,7 @@
 cold `promptc render`. Most HEARTBEAT.md files hold a plain task line, and for those the
 answer is known without parsing. This look is one-sided: True only when the parser must find
 content; anything it cannot rule out (comments, a possible setext heading, a link reference
-definition nearby) leaves the decision to the parser. tests/test_quicklook.py checks it
+definition nearby) leaves the decision to the parser. tests/workspace/test_quicklook.py checks it
 against the parser on generated texts.
 """
 

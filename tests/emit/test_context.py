@@ -1,0 +1,163 @@
+"""`promptc context` (emit/context.py): a row for every bootstrap file, the filtered ones with their
+filter; skill counts with the reasons grouped; a look that records no state; no name a
+diagnostic quotes can forge a line of the report."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from support.factories import write_files
+from support.paths import CORPUS
+from support.skills import skill_md
+
+
+def test_a_file_a_filter_left_out_has_a_row_naming_the_filter(run_cli, make_workspace):
+    ws = make_workspace({"SOUL.md": "calm\n", "HEARTBEAT.md": "- water the plants\n" * 10, "MEMORY.md": "likes tea\n"})
+    code, out, _ = run_cli("context", "--workspace", ws, "--chat-type", "group")
+    assert code == 0
+    rows = {
+        line.split()[0]: line for line in out.splitlines() if line.startswith("  ") and line.split()[0].endswith(".md")
+    }
+    assert rows["HEARTBEAT.md"].split()[1:4] == [
+        "filtered",
+        "189",
+        "0",
+    ]  # counted as the budget does: trailing space trimmed
+    assert rows["HEARTBEAT.md"].endswith(
+        "heartbeat filter: heartbeat guidance is off for this agent (heartbeat.enabled, includeSystemPromptSection)"
+    )
+    assert "chat filter: MEMORY.md stays out of group chats" in rows["MEMORY.md"]
+    assert rows["BOOTSTRAP.md"].split()[1:4] == ["missing", "0", "0"]
+    data = json.loads(run_cli("context", "--workspace", ws, "--chat-type", "group", "--format", "json")[1])
+    assert [f["name"] for f in data["files"]] == [
+        "AGENTS.md",
+        "SOUL.md",
+        "TOOLS.md",
+        "IDENTITY.md",
+        "USER.md",
+        "HEARTBEAT.md",
+        "BOOTSTRAP.md",
+        "MEMORY.md",
+    ]
+    assert data["totals"]["files_raw_chars"] == len("calm") + 189 + len("likes tea")
+
+
+def test_a_subagent_run_names_the_session_filter(run_cli, make_workspace):
+    ws = make_workspace({"SOUL.md": "calm\n", "AGENTS.md": "rules\n"})
+    out = run_cli("context", "--workspace", ws, "--session", "subagent")[1]
+    soul = next(line for line in out.splitlines() if line.startswith("  SOUL.md"))
+    assert soul.split()[1] == "filtered" and soul.endswith("session filter: a subagent session leaves it out")
+
+
+def test_skill_counts_say_what_was_found_eligible_listed_and_skipped(run_cli, make_workspace):
+    files = {f"skills/bare{i}/SKILL.md": "# no frontmatter\n" for i in range(3)}
+    files["skills/nodesc/SKILL.md"] = "---\nname: nodesc\n---\n"
+    files["skills/ok/SKILL.md"] = "---\nname: ok\ndescription: fine\n---\n"
+    files["skills/gh/SKILL.md"] = (
+        "---\nname: gh\ndescription: github\nmetadata: {requires: {bins: [no-such-binary-here]}}\n---\n"
+    )
+    code, out, _ = run_cli("context", "--workspace", make_workspace(files))
+    assert code == 0
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("Skills:"))
+    assert lines[start : start + 3] == [
+        "Skills: 6 SKILL.md found, 1 eligible, 1 listed",
+        "  not eligible: 1 (binaries not on PATH: 1)",
+        "  skipped: 4 (no frontmatter: 3, no description: 1)",
+    ]
+
+
+@pytest.mark.skipif(not (CORPUS / "okbest2024-backup").is_dir(), reason="the corpus is not checked out beside the repo")
+def test_okbest_heartbeat_file_has_its_row():
+    from promptc import Request, compile_prompt
+    from promptc.emit import context
+
+    prompt = compile_prompt(Request(workspace=CORPUS / "okbest2024-backup", plugins=False))
+    row = next(f for f in context.report(prompt)["files"] if f["name"] == "HEARTBEAT.md")
+    # 6,734 characters with its last newline; the report counts as the budget does, trimmed.
+    assert (row["status"], row["raw_chars"], row["injected_chars"]) == ("filtered", 6733, 0)
+    assert row["reason"].startswith("heartbeat filter:")
+
+
+@pytest.mark.skipif(not (CORPUS / "ws-21967201").is_dir(), reason="the corpus is not checked out beside the repo")
+def test_81_skill_files_without_frontmatter_are_counted_as_skipped(run_cli):
+    out = run_cli("context", "--workspace", CORPUS / "ws-21967201")[1]
+    assert "Skills: 81 SKILL.md found, 0 eligible, 0 listed\n  skipped: 81 (no frontmatter: 81)\n" in out
+    assert "0 listed, 0 not listed" not in out
+
+
+def test_two_looks_show_the_same_once_notice_and_record_no_state(run_cli, make_workspace, write_yaml, tmp_path):
+    ws = make_workspace({"AGENTS.md": "x" * 30000})
+    config = write_yaml("once.yaml", "agents:\n  defaults:\n    bootstrapPromptTruncationWarning: once\n")
+    session = tmp_path / "session.json"
+    session.write_text('{"other": "kept"}\n', encoding="utf-8")
+    args = ["--workspace", ws, "--config", config, "--session-state", session]
+    looks = [run_cli("context", *args, "--detail")[1] for _ in range(2)]
+    assert looks[0] == looks[1] and "bootstrap_notice" in looks[0]
+    listed = [run_cli("render", *args, "--list-sections")[1] for _ in range(2)]
+    assert listed[0] == listed[1] and "bootstrap_notice         active" in listed[0]
+    assert run_cli("render", *args, "--no-state")[0] == 0
+    assert session.read_text(encoding="utf-8") == '{"other": "kept"}\n'
+    assert not (ws / ".promptc" / "workspace-state.json").exists()
+    # A real turn records the notice as shown; the next look tells the truth about it.
+    assert run_cli("render", *args)[0] == 0
+    assert session.read_text(encoding="utf-8") != '{"other": "kept"}\n'
+    assert "bootstrap_notice         inactive" in run_cli("render", *args, "--list-sections")[1]
+
+
+def test_a_look_never_records_setup_completion(run_cli, tmp_path):
+    ws = tmp_path / "ws"
+    assert run_cli("init", ws)[0] == 0
+    (ws / "BOOTSTRAP.md").unlink()  # setup done: the next turn records it
+    before = (ws / ".promptc" / "workspace-state.json").read_bytes()
+    for command in (["context"], ["render", "--list-sections"], ["render", "--no-state"]):
+        assert run_cli(*command, "--workspace", ws)[0] == 0
+    assert (ws / ".promptc" / "workspace-state.json").read_bytes() == before
+    assert run_cli("render", "--workspace", ws)[0] == 0
+    assert b"setupCompletedAt" in (ws / ".promptc" / "workspace-state.json").read_bytes()
+
+
+def test_section_token_counts_are_made_only_where_they_are_shown(run_cli, make_workspace, monkeypatch):
+    from promptc.emit import tokens
+
+    workspace = make_workspace({"AGENTS.md": "# Rules\n\nAsk first.\n"})
+    counted: list[str] = []
+    real = tokens.count_for
+    monkeypatch.setattr(tokens, "count_for", lambda text, model: counted.append(text) or real(text, model))
+    code, out, _ = run_cli("context", "--workspace", workspace)
+    assert code == 0 and "Sections:" not in out
+    assert len(counted) == 2  # the stable and the volatile part: no section is shown
+    counted.clear()
+    code, out, _ = run_cli("context", "--workspace", workspace, "--detail")
+    assert code == 0 and "Sections:" in out and len(counted) > 2
+    code, out, _ = run_cli("context", "--workspace", workspace, "--format", "json")
+    assert code == 0 and all("tokens" in section for section in json.loads(out)["sections"])
+
+
+# --------------------------------------------------------------------------- one line per diagnostic
+
+FORGED = "bad\npromptc: error: forged\x1b[2J"
+
+
+def test_a_skill_directory_name_cannot_forge_a_line_in_the_context_report(run_cli, tmp_path: Path) -> None:
+    ws = write_files(
+        tmp_path / "ws",
+        {
+            f"skills/{FORGED}/SKILL.md": "---\nname: [unclosed\n---\n",  # a warning that names the path
+            f"skills/{FORGED}-named/SKILL.md": skill_md(None, "Named after its directory"),
+            "skills/needy/SKILL.md": skill_md(
+                "needy", "Needs a tool", 'metadata: {requires: {bins: ["x\\npromptc: error: forged"]}}'
+            ),
+        },
+    )
+    code, out, err = run_cli("context", "--workspace", ws, "--detail")
+    assert (code, err) == (0, "")
+    assert not any(line.startswith("promptc: error") or "\x1b" in line for line in out.splitlines()), out
+    escaped = "bad\\npromptc: error: forged\\x1b[2J"
+    assert f"  - {ws}/skills/{escaped}/SKILL.md: frontmatter is not valid YAML" in out
+    assert f"  + {escaped}-named" in out.splitlines()
+    assert "  - needy (ineligible: binaries not on PATH: x\\npromptc: error: forged)" in out.splitlines()
+    code, out, _ = run_cli("render", "--workspace", ws, "--no-state")
+    assert "<name>bad&#10;promptc: error: forged\ufffd[2J-named</name>" in out  # the prompt keeps the name

@@ -1,0 +1,69 @@
+"""YAML config (inputs/yamlsrc.py): aliases and merge keys, the bounds on aliases and nesting, and
+parsing that keeps nothing of a document once it is read."""
+
+from __future__ import annotations
+
+import pytest
+from support.paths import EXAMPLES
+
+from promptc._lib.errors import ConfigError
+from promptc.inputs import layers as config
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("agents: &a {defaults: *a}\n", "an alias refers to a value that contains it"),
+        (
+            "a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+            "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n"
+            "e: [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\n",
+            "too many values after expanding aliases",
+        ),
+    ],
+)
+def test_hostile_aliases_are_refused_quickly(write_yaml, text, message):
+    with pytest.raises(ConfigError, match=message):
+        config.load([write_yaml("c.yaml", text)])
+
+
+def test_merge_keys_are_supported(write_yaml):
+    path = write_yaml("c.yaml", "agents:\n  defaults:\n    <<: {bootstrapMaxChars: 777}\n    userTimezone: UTC\n")
+    assert config.resolve(config.load([path]), "main").budgets.max_chars == 777
+
+
+def test_yaml_nested_past_the_limit_is_a_located_error(write_yaml):
+    path = write_yaml("c.yaml", "agents: " + "[" * 150 + "]" * 150 + "\n")
+    with pytest.raises(ConfigError, match="nested more than 100 levels deep") as info:
+        config.load([path])
+    assert info.value.location.path == str(path)
+
+
+# --------------------------------------------------------------------------- parser state
+
+
+def _live_yaml_state() -> tuple[int, int]:
+    """(live YAML nodes, values remembered by live YAML constructors) in this process."""
+    import gc
+
+    import yaml
+
+    gc.collect()
+    objects = gc.get_objects()
+    nodes = sum(isinstance(o, yaml.Node) for o in objects)
+    remembered = sum(len(o.constructed_objects) for o in objects if isinstance(o, yaml.constructor.BaseConstructor))
+    return nodes, remembered
+
+
+def test_parsing_many_documents_keeps_nothing_of_them(write_yaml, tmp_path):
+    from promptc import load_run_facts
+
+    run = write_yaml("run.yaml", (EXAMPLES / "run.yaml").read_text(encoding="utf-8"))
+    cfg = write_yaml("c.yaml", "agents:\n  defaults:\n    bootstrapMaxChars: 1234\n    models: {a/b: {alias: x}}\n")
+    load_run_facts(run), config.load([cfg])  # whatever a first parse sets up once
+    before = _live_yaml_state()
+    for index in range(200):
+        cfg.write_text(f"agents:\n  defaults:\n    bootstrapMaxChars: {1000 + index}\n", encoding="utf-8")
+        assert load_run_facts(run).channel == "telegram"
+        assert config.resolve(config.load([cfg]), "main").budgets.max_chars == 1000 + index
+    assert _live_yaml_state() == before == (before[0], 0)

@@ -1,0 +1,265 @@
+"""Which discovered skills are eligible, and the `<available_skills>` listing (skills/listing.py):
+sorted and escaped, within its count and character budgets, always well-formed XML."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from xml.etree import ElementTree
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from support import strategies
+from support.factories import make_config, write_files
+from support.skills import build, listed_names, skill_md
+
+from promptc.model.config import SkillsConfig
+from promptc.skills import discover as skills
+from promptc.skills import listing as skillblock
+
+# --------------------------------------------------------------------------- eligibility
+
+
+def meta_skill(tmp_path: Path, metadata: str) -> Path:
+    return write_files(tmp_path, {"skills/s/SKILL.md": skill_md("s", "S", f"metadata:\n{metadata}")})
+
+
+@pytest.mark.parametrize(
+    ("metadata", "kwargs", "reason"),
+    [
+        ("  requires:\n    bins: [git, ffmpeg]", {}, "binaries not on PATH: ffmpeg"),
+        ("  openclaw:\n    requires:\n      bins: [ffmpeg]", {}, "binaries not on PATH: ffmpeg"),
+        (
+            "  requires:\n    anyBins: [ffmpeg, sox]",
+            {},
+            "none of these binaries on PATH: ffmpeg, sox",
+        ),
+        ("  requires:\n    env: [API_KEY]", {}, "environment variables unset: API_KEY"),
+        (
+            "  requires:\n    config: [tools.browser.enabled]",
+            {},
+            "config values not set: tools.browser.enabled",
+        ),
+        ("  os: [darwin]", {}, "only for darwin"),
+        ("  openclaw:\n    os: [win32, darwin]", {}, "only for darwin, win32"),
+        ("  clawdbot:\n    os: darwin", {}, "only for darwin"),
+    ],
+)
+def test_unmet_requirement_makes_a_skill_ineligible(tmp_path: Path, metadata: str, kwargs, reason: str) -> None:
+    block = build(meta_skill(tmp_path, metadata), **kwargs)
+    assert block.text == ""
+    assert block.entries[0].included is False
+    assert block.entries[0].reason == f"ineligible: {reason}"
+
+
+def test_met_requirements_make_a_skill_eligible(tmp_path: Path) -> None:
+    metadata = (
+        "  openclaw:\n    os: [linux]\n    requires:\n      bins: [git]\n      anyBins: [ffmpeg, jq]\n"
+        "      env: [API_KEY]\n      config: [tools.browser.enabled]"
+    )
+    cfg = make_config(tree={"tools": {"browser": {"enabled": True}}})
+    block = build(meta_skill(tmp_path, metadata), cfg, env={"API_KEY": "k"})
+    assert listed_names(block) == ["s"]
+
+
+def test_macos_alias_matches_darwin(tmp_path: Path) -> None:
+    block = build(meta_skill(tmp_path, "  os: [macOS]"), platform="darwin")
+    assert listed_names(block) == ["s"]
+
+
+def test_disabled_and_allowlist_are_honoured(tmp_path: Path) -> None:
+    write_files(tmp_path, {f"skills/{name}/SKILL.md": skill_md(name, name.upper()) for name in "abc"})
+    cfg = make_config(skills=SkillsConfig(disabled=frozenset({"a"}), allowlist=("a", "b")))
+    block = build(tmp_path, cfg)
+    assert listed_names(block) == ["b"]
+    assert [entry.reason for entry in block.entries] == [
+        "ineligible: disabled in config",
+        None,
+        "ineligible: not in the agent's skills allowlist",
+    ]
+    assert build(tmp_path, make_config(skills=SkillsConfig(allowlist=()))).text == ""
+
+
+# --------------------------------------------------------------------------- the listing
+
+
+def test_list_is_sorted_by_code_point_and_text_is_escaped(tmp_path: Path) -> None:
+    write_files(
+        tmp_path,
+        {
+            "skills/one/SKILL.md": '---\nname: b\ndescription: "\'quotes\' & \\"more\\""\n---\n',
+            "skills/two/SKILL.md": skill_md("B", "<tag>"),
+            "skills/three/SKILL.md": skill_md("a", "plain"),
+        },
+    )
+    block = build(tmp_path)
+    assert listed_names(block) == ["B", "a", "b"]
+    assert "<description>&lt;tag&gt;</description>" in block.text
+    assert "<description>&apos;quotes&apos; &amp; &quot;more&quot;</description>" in block.text
+
+
+def test_no_eligible_skill_gives_no_text(tmp_path: Path) -> None:
+    assert build(tmp_path) == skillblock.SkillsBlock("", (), None, ())
+
+
+def test_count_limit_lists_the_first_names_with_a_note(tmp_path: Path) -> None:
+    write_files(tmp_path, {f"skills/{name}/SKILL.md": skill_md(name, "d") for name in "abc"})
+    block = build(tmp_path, make_config(skills=SkillsConfig(max_in_prompt=2)))
+    assert listed_names(block) == ["a", "b"]
+    assert block.entries[2].reason == "over maxSkillsInPrompt"
+    assert block.text.startswith(f"{block.note}\n<available_skills>")
+    assert "2 of 3" in block.note
+
+
+def budget_case(tmp_path: Path, max_chars: int):
+    descriptions = {f"skill-{index}": f"Does thing number {index} " + "very " * 30 + "well." for index in range(5)}
+    write_files(
+        tmp_path,
+        {f"skills/{name}/SKILL.md": skill_md(name, text) for name, text in descriptions.items()},
+    )
+    return build(tmp_path, make_config(skills=SkillsConfig(max_prompt_chars=max_chars)))
+
+
+def test_budget_first_shortens_descriptions(tmp_path: Path) -> None:
+    full = len(budget_case(tmp_path / "full", 100_000).text)
+    block = budget_case(tmp_path / "tight", full - 100)
+    assert len(block.text) <= full - 100
+    assert listed_names(block) == [f"skill-{index}" for index in range(5)]
+    assert block.text.count("...</description>") == 5
+    assert "descriptions shortened" in block.note and block.text.splitlines()[0] == block.note
+
+
+def test_budget_then_omits_descriptions(tmp_path: Path) -> None:
+    # Five skills of about 150 characters each without descriptions; far less with them.
+    block = budget_case(tmp_path, 900)
+    assert len(block.text) <= 900
+    assert "<description>" not in block.text
+    assert len(listed_names(block)) == 5
+    assert "descriptions omitted" in block.note
+
+
+def test_budget_then_lists_fewer_skills(tmp_path: Path) -> None:
+    block = budget_case(tmp_path, 400)
+    assert len(block.text) <= 400
+    assert "<description>" not in block.text
+    assert 0 < len(listed_names(block)) < 5
+    assert listed_names(block) == [f"skill-{index}" for index in range(len(listed_names(block)))]
+    assert f"{len(listed_names(block))} of 5 eligible skills listed" in block.note
+    assert {entry.reason for entry in block.entries if not entry.included} == {"skills budget"}
+
+
+def test_budget_too_small_for_any_skill_gives_no_text(tmp_path: Path) -> None:
+    block = budget_case(tmp_path, 50)
+    assert block.text == "" and listed_names(block) == []
+    assert "0 of 5" in block.note
+
+
+@settings(max_examples=150, deadline=None)
+@given(found=strategies.skill_lists(), max_chars=st.integers(min_value=0, max_value=4_000))
+def test_any_listing_fits_its_budget_and_keeps_a_name_ordered_prefix(found, max_chars: int) -> None:
+    listing = skillblock.fit_listing(found, len(found), max_chars)
+    assert len(listing.text) <= max_chars
+    listed = re.findall(r"<name>(.*?)</name>", listing.text)
+    assert listed == [skill.name for skill in found[: listing.count]]
+    whole = listing.count == len(found) and all(
+        f"<description>{skillblock.xml_escape(skill.description)}</description>" in listing.text for skill in found
+    )
+    assert (listing.note is None) == (whole or not found)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    found=strategies.skill_lists(),
+    exotic=st.lists(
+        st.text(st.characters(codec=None, categories=None, max_codepoint=0x10FFFF), max_size=30), max_size=3
+    ),
+    data=st.data(),
+)
+def test_the_measured_length_of_a_listing_is_its_length(found, exotic, data) -> None:
+    """The budget search measures listings without building them (skillblock.rendered_length):
+    every measure must be the length of the listing it stands for."""
+    listed = list(found) + [
+        skills.Skill(f"zz-{i}", text or "x", f"skills/{i}/SKILL.md", "") for i, text in enumerate(exotic)
+    ]
+    if not listed:
+        return
+    sizes = [skillblock._fixed_size(skill) for skill in listed]
+    count = data.draw(st.integers(min_value=0, max_value=len(listed)))
+    chars = data.draw(st.one_of(st.none(), st.integers(min_value=0, max_value=200)))
+    total = data.draw(st.integers(min_value=len(listed), max_value=len(listed) + 3))
+    expected = len(skillblock._render(listed, count, chars, total))
+    assert skillblock.rendered_length(listed, sizes, count, chars, total) == expected
+
+
+# --------------------------------------------------------------------------- XML that parses
+
+_ANY_TEXT = st.text(
+    st.characters(codec=None, categories=None, min_codepoint=0, max_codepoint=0x10FFFF), min_size=1, max_size=40
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    names=st.lists(_ANY_TEXT, min_size=1, max_size=5, unique=True),
+    descriptions=st.lists(_ANY_TEXT, min_size=5, max_size=5),
+)
+def test_every_listing_is_well_formed_xml_with_one_field_per_line(names, descriptions) -> None:
+    listed = [
+        skills.Skill(name, description, f"skills/{name}/SKILL.md", "sha256:0123456789abcdef")
+        for name, description in zip(sorted(names), descriptions)
+    ]
+    text = skillblock.fit_listing(listed, len(listed), 100_000).text
+    block = text[text.index("<available_skills>") :]
+    root = ElementTree.fromstring(block)  # raises on anything XML cannot hold
+    assert [skill.findtext("name") for skill in root] == [_xml_equivalent(skill.name) for skill in listed]
+    assert all(line.strip().startswith("<") for line in block.split("\n"))
+    block.encode("utf-8")
+
+
+def _xml_equivalent(text: str) -> str:
+    """What an XML parser reads back: forbidden characters became U+FFFD, CR arrives as CR."""
+    forbidden = {*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), *range(0xD800, 0xE000), 0xFFFE, 0xFFFF}
+    joined = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    return "".join("\ufffd" if ord(c) in forbidden else c for c in joined)
+
+
+def test_xml_escape_changes_exactly_the_characters_xml_cannot_hold_as_they_are() -> None:
+    """Every code point of the basic plane, one at a time: the five specials and the line
+    breaks become references, what XML forbids becomes U+FFFD, every other one is left alone."""
+    references = {
+        "&": "&amp;",
+        "<": "&lt;",
+        ">": "&gt;",
+        '"': "&quot;",
+        "'": "&apos;",
+        "\n": "&#10;",
+        "\r": "&#13;",
+        "\x85": "&#133;",
+        "\u2028": "&#8232;",
+        "\u2029": "&#8233;",
+    }
+    for point in [*range(0x10000), 0x1F600, 0x10FFFF]:
+        char = chr(point)
+        expected = references.get(char, _xml_equivalent(char))
+        assert skillblock.xml_escape(f"a{char}b") == f"a{expected}b", hex(point)
+
+
+def test_control_characters_in_a_skill_name_are_replaced_not_passed_through(tmp_path: Path) -> None:
+    write_files(tmp_path, {"skills/one/SKILL.md": '---\nname: "a\\x00b\\x01c\\uFFFEd"\ndescription: ok\n---\n'})
+    block = build(tmp_path)
+    assert "<name>a\ufffdb\ufffdc\ufffdd</name>" in block.text
+    ElementTree.fromstring(block.text)
+
+
+# --------------------------------------------------------------------------- the requirement cap
+
+
+def test_a_skill_with_too_many_requirements_is_ineligible_and_said_so(tmp_path: Path) -> None:
+    bins = "[" + ", ".join(f"tool{i}" for i in range(skillblock.MAX_REQUIREMENTS + 1)) + "]"
+    write_files(tmp_path, {"skills/big/SKILL.md": skill_md("big", "Big", f"metadata: {{requires: {{bins: {bins}}}}}")})
+    checked: list[str] = []
+    block = build(tmp_path, which=lambda name: checked.append(name) or "/bin/" + name)
+    assert listed_names(block) == [] and checked == []  # not one binary looked up
+    assert block.entries[0].reason.startswith("ineligible: too many requirements")
+    assert any(f"at most {skillblock.MAX_REQUIREMENTS}" in d for d in block.diagnostics)
