@@ -12,12 +12,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from promptc.commands import cli
+
 from support.bundles import matrix_args, small_matrix_args
 from support.guardrails import edited_safety_dir
 from support.paths import SNAPSHOTS
 from support.sdk_server import _Recorder, serve
-
-from promptc.commands import cli
 
 # The parsed-SKILL.md disk cache (compiler/warm/parsecache.py) of this test run: a directory of its
 # own, so no test reads entries an earlier run or the user left (subprocesses inherit it).

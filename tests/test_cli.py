@@ -10,6 +10,7 @@ import os
 import re
 
 import pytest
+
 from support.paths import EXAMPLES
 
 ERROR_LINE = re.compile(r"^promptc: error: .+\n$")

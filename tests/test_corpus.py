@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import pytest
-from support.factories import make_config
-from support.paths import CORPUS
 
 from promptc.model.config import Budgets, HeartbeatConfig
 from promptc.model.runfacts import SESSION_KINDS, RunFacts
 from promptc.skills import listing as skillblock
 from promptc.workspace import budget, filters, heartbeat
 from promptc.workspace import loader as workspace
+
+from support.factories import make_config
+from support.paths import CORPUS
 
 FOLDERS = sorted(path.name for path in CORPUS.iterdir() if path.is_dir()) if CORPUS.is_dir() else []
 NEEDS_CORPUS = pytest.mark.skipif(not FOLDERS, reason=f"the shared corpus is not at {CORPUS}")

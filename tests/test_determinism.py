@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import pytest
+
 from support.paths import EXAMPLES, REPO
 
 ENVIRONMENTS = [

@@ -11,13 +11,14 @@ import re
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support.paths import CORPUS
 
 from promptc import Request, RunFacts, Tool, compile_prompt
 from promptc.emit import payloads
 from promptc.model.runfacts import ExecSession
 from promptc.warm.compiler import compile_once as compile_pending
 from promptc.workspace import budget
+
+from support.paths import CORPUS
 
 MARKER = "<!-- PROMPT_CACHE_BOUNDARY -->"
 HEARTBEATS_ON = ("agents.defaults.heartbeat.enabled=true",)

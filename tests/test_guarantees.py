@@ -19,12 +19,13 @@ from xml.etree import ElementTree
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from support.paths import REPO
-from support.strategies import hostile_text, yaml_values
 
 from promptc import PromptcError, Request, compile_pending
 from promptc.commands import cli
 from promptc.inputs import runfacts
+
+from support.paths import REPO
+from support.strategies import hostile_text, yaml_values
 
 MARKER = "<!-- PROMPT_CACHE_BOUNDARY -->"
 ERROR_LINES = re.compile(r"(promptc: error: [^\n]+\n){1,21}")

@@ -13,6 +13,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+
 from support.paths import REPO
 
 PACKAGE_DIR = REPO / "compiler"

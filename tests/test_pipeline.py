@@ -6,9 +6,10 @@ import itertools
 import json
 
 import pytest
-from support.paths import CORPUS
 
 from promptc import Request, RunFacts, compile_prompt
+
+from support.paths import CORPUS
 
 BIG = "x" * 24999 + "\n"
 

@@ -10,6 +10,7 @@ import subprocess
 import sys
 
 import pytest
+
 from support.paths import REPO
 
 README = (REPO / "README.md").read_text(encoding="utf-8")

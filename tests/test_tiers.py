@@ -9,13 +9,14 @@ import json
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from support.paths import EXAMPLES
-from support.tiers import FILES, HEARTBEAT_FILES, HEARTBEATS_ON, REACH_TIERS
 
 from promptc import tiers
 from promptc.model.config import CacheConfig
 from promptc.model.prompt import PromptUnit
 from promptc.model.units import assigned_tier
+
+from support.paths import EXAMPLES
+from support.tiers import FILES, HEARTBEAT_FILES, HEARTBEATS_ON, REACH_TIERS
 
 
 def compiled(run_cli, workspace, *extra):

@@ -64,11 +64,15 @@ def test_the_walk_is_breadth_first_bounded_and_ends_in_a_link_loop(tmp_path):
 
 
 def test_the_walk_survives_a_thousand_levels_and_skips_what_it_is_told(tmp_path):
-    path = tmp_path
-    for _ in range(1000):  # os.makedirs recurses once a level
-        path = path / "d"
-        path.mkdir()
-    assert sum(1 for _ in walk_tree(tmp_path, max_depth=2000)) == 1001  # no recursion: no RecursionError
-    (tmp_path / ".git").mkdir()
-    names = [p.name for p, _ in walk_tree(tmp_path, max_depth=1, skip=lambda name: name == ".git")]
-    assert names == [tmp_path.name, "d"]
+    levels = [tmp_path]
+    for _ in range(1000):  # os.makedirs (and shutil.rmtree) recurse once a level
+        levels.append(levels[-1] / "d")
+        levels[-1].mkdir()
+    try:
+        assert sum(1 for _ in walk_tree(tmp_path, max_depth=2000)) == 1001  # no recursion: no RecursionError
+        (tmp_path / ".git").mkdir()
+        names = [p.name for p, _ in walk_tree(tmp_path, max_depth=1, skip=lambda name: name == ".git")]
+        assert names == [tmp_path.name, "d"]
+    finally:
+        for level in reversed(levels[1:]):
+            level.rmdir()

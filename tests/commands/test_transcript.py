@@ -10,12 +10,13 @@ import json
 import os
 
 import pytest
-from support.transcript_strategies import A, U, image, png_base64, tc, text, write_session
 
 from promptc._lib.errors import Location, TranscriptError
 from promptc.transcript import policy as policies
 from promptc.transcript import repair
 from promptc.transcript.texts import DEFAULT_TEXTS
+
+from support.transcript_strategies import A, U, image, png_base64, tc, text, write_session
 
 ANTHROPIC = ["--provider", "anthropic", "--model-api", "anthropic-messages", "--model", "claude-sonnet-4-5"]
 

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from support.factories import write_files
 from support.paths import CORPUS
 from support.skills import skill_md

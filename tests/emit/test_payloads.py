@@ -13,9 +13,10 @@ import anthropic  # the three SDKs come with the `test` extra
 import boto3
 import openai
 import pytest
-from support.paths import EXAMPLES
 
 from promptc import Request, RunFacts, Tool, compile_prompt, to_anthropic, to_bedrock, to_openai, to_responses
+
+from support.paths import EXAMPLES
 
 RENDER = ("render", "--config", EXAMPLES / "config.yaml", "--run", EXAMPLES / "run.yaml")
 

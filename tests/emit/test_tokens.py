@@ -6,9 +6,10 @@ import importlib.util
 import socket
 
 import pytest
-from support.paths import CORPUS
 
 from promptc.emit import tokens
+
+from support.paths import CORPUS
 
 EXTRA_INSTALLED = all(importlib.util.find_spec(name) for name in ("tiktoken", "bpe_openai"))
 

@@ -6,9 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
-from support.paths import REPO
 
 from promptc.sections import catalogue
+
+from support.paths import REPO
 
 
 @pytest.fixture

@@ -9,12 +9,13 @@ import time
 from collections.abc import Callable
 
 import pytest
-from support.guardrails import copy_safety, replace_in
 
 from promptc.commands import cli
 from promptc.commands import watch as watch_command
 from promptc.commands.common import request_from_args
 from promptc.features import watch
+
+from support.guardrails import copy_safety, replace_in
 
 TIMEOUT = 20.0
 SETTLE = 0.6

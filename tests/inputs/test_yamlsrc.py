@@ -4,10 +4,11 @@ parsing that keeps nothing of a document once it is read."""
 from __future__ import annotations
 
 import pytest
-from support.paths import EXAMPLES
 
 from promptc._lib.errors import ConfigError
 from promptc.inputs import layers as config
+
+from support.paths import EXAMPLES
 
 
 @pytest.mark.parametrize(

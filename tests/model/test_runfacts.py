@@ -11,10 +11,11 @@ import subprocess
 import sys
 
 import pytest
-from support.paths import REPO
 
 from promptc._lib.errors import RunFactsError
 from promptc.model.runfacts import ExecSession, RunFacts, Sandbox, Tool
+
+from support.paths import REPO
 
 
 def test_default_mode_follows_the_session_kind():

@@ -7,11 +7,12 @@ import json
 from pathlib import Path
 
 import pytest
-from support.guardrails import SAFETY, SAFETY_EDIT
 
 from promptc import Request, RunFacts, compile_prompt
 from promptc._lib.errors import TemplateError
 from promptc.sections import catalogue
+
+from support.guardrails import SAFETY, SAFETY_EDIT
 
 BUILTIN_IDS = {
     "identity",

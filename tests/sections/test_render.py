@@ -8,13 +8,14 @@ import json
 
 import jinja2
 import pytest
-from support.paths import EXAMPLES
 
 from promptc import Request, RunFacts, Sandbox, Tool, compile_prompt
 from promptc._lib.errors import TemplateError
 from promptc.model.runfacts import ExecSession
 from promptc.sections import catalogue
 from promptc.warm.compiler import compile_once
+
+from support.paths import EXAMPLES
 
 MARKER = "<!-- PROMPT_CACHE_BOUNDARY -->"
 

@@ -7,13 +7,14 @@ import json
 from pathlib import Path
 
 import pytest
-from support.factories import make_config, write_files
-from support.paths import CORPUS
-from support.skills import build, listed_names, skill_md
 
 from promptc.model.config import SkillsConfig
 from promptc.skills import discover as skills
 from promptc.skills import listing as skillblock
+
+from support.factories import make_config, write_files
+from support.paths import CORPUS
+from support.skills import build, listed_names, skill_md
 
 # --------------------------------------------------------------------------- discovery
 

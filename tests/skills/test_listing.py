@@ -10,13 +10,14 @@ from xml.etree import ElementTree
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support import strategies
-from support.factories import make_config, write_files
-from support.skills import build, listed_names, skill_md
 
 from promptc.model.config import SkillsConfig
 from promptc.skills import discover as skills
 from promptc.skills import listing as skillblock
+
+from support import strategies
+from support.factories import make_config, write_files
+from support.skills import build, listed_names, skill_md
 
 # --------------------------------------------------------------------------- eligibility
 

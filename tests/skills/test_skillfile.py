@@ -7,11 +7,12 @@ import hashlib
 from pathlib import Path
 
 import pytest
-from support.factories import write_files
-from support.skills import build, listed_names, skill_md
 
 from promptc._lib import frontmatter
 from promptc.skills import discover as skills
+
+from support.factories import write_files
+from support.skills import build, listed_names, skill_md
 
 
 def test_name_falls_back_to_the_directory(tmp_path: Path) -> None:

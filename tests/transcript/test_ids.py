@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from support.transcript_strategies import A, R, U, embedded_result, plain, tc, text, thinking, typed
 
 from promptc.transcript import policy as policies
 from promptc.transcript.ids import downgrade_responses_call_ids, rewrite_tool_call_ids, strict9_id, strict_id
 from promptc.transcript.sanitize import sanitize
+
+from support.transcript_strategies import A, R, U, embedded_result, plain, tc, text, thinking, typed
 
 
 def _ids(messages):

@@ -11,7 +11,6 @@ import struct
 
 import pytest
 from PIL import Image
-from support.transcript_strategies import R, U, image, plain, png_base64, text, typed
 
 from promptc.transcript import images
 from promptc.transcript.images import image_size, sanitize_image, sanitize_images
@@ -19,6 +18,8 @@ from promptc.transcript.model import ImageBlock, TextBlock, parse_block
 from promptc.transcript.policy import POLICY_TABLE
 from promptc.transcript.sanitize import sanitize
 from promptc.transcript.texts import DEFAULT_TEXTS, Texts
+
+from support.transcript_strategies import R, U, image, plain, png_base64, text, typed
 
 
 def _sanitize(data, mime_type="image/png", max_side=1200):

@@ -6,7 +6,6 @@ import json
 from dataclasses import replace
 
 import pytest
-from support.transcript_strategies import A, R, U, image, tc, text, thinking
 
 from promptc.transcript.encode import loads, to_json
 from promptc.transcript.jsonline import dumps
@@ -26,6 +25,8 @@ from promptc.transcript.model import (
     parse_message,
 )
 from promptc.transcript.queries import has_zero_usage, without_fields
+
+from support.transcript_strategies import A, R, U, image, tc, text, thinking
 
 EVERY_SHAPE = [
     U("hi", provenance={"kind": "inter_session", "later": [1, {"x": None}]}, zz=1),

@@ -4,7 +4,6 @@ reasoning, and transcript-only rows."""
 from __future__ import annotations
 
 import pytest
-from support.transcript_strategies import OPENCLAW_FAILED_TURN, A, R, U, image, plain, tc, text, thinking, typed
 
 from promptc.transcript.normalize import (
     clean_empty_text,
@@ -15,6 +14,8 @@ from promptc.transcript.normalize import (
 from promptc.transcript.policy import POLICY_TABLE
 from promptc.transcript.sanitize import sanitize
 from promptc.transcript.texts import Texts
+
+from support.transcript_strategies import OPENCLAW_FAILED_TURN, A, R, U, image, plain, tc, text, thinking, typed
 
 TEXTS = Texts(empty_content="EMPTY", failed_turn="FAILED")
 

@@ -4,10 +4,11 @@ frame rules around them."""
 from __future__ import annotations
 
 import pytest
-from support.transcript_strategies import A, R, U, embedded_result, plain, tc, text, typed
 
 from promptc.transcript.pairing import repair_pairing
 from promptc.transcript.texts import DEFAULT_TEXTS
+
+from support.transcript_strategies import A, R, U, embedded_result, plain, tc, text, typed
 
 MISSING = "MISSING"
 

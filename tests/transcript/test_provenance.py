@@ -3,11 +3,11 @@ and that it is not the user speaking, once."""
 
 from __future__ import annotations
 
-from support.transcript_strategies import U, image, plain, text, typed
-
 from promptc.transcript.provenance import mark_inter_session, marker
 from promptc.transcript.texts import DEFAULT_TEXTS, Texts
 from promptc.transcript.turns import merge_consecutive_users
+
+from support.transcript_strategies import U, image, plain, text, typed
 
 TEXTS = Texts(inter_session_header="[RELAYED]", inter_session_notice="NOTICE", inter_session_no_text="NO TEXT")
 SOURCE = {"kind": "inter_session", "sourceSessionKey": "agent:main:x", "sourceTool": "sessions_send"}

@@ -14,6 +14,17 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from promptc._lib.errors import TranscriptError
+from promptc.transcript import repair
+from promptc.transcript.encode import loads, to_json
+from promptc.transcript.policy import POLICY_TABLE, resolve
+from promptc.transcript.repair import repair_file
+from promptc.transcript.sanitize import sanitize
+from promptc.transcript.session import read_session, replay_messages
+from promptc.transcript.tempfiles import temp_path
+from promptc.transcript.texts import DEFAULT_TEXTS
+
 from support.transcript_strategies import (
     HEADER,
     TINY_PNG_BASE64,
@@ -29,16 +40,6 @@ from support.transcript_strategies import (
     tc,
     text,
 )
-
-from promptc._lib.errors import TranscriptError
-from promptc.transcript import repair
-from promptc.transcript.encode import loads, to_json
-from promptc.transcript.policy import POLICY_TABLE, resolve
-from promptc.transcript.repair import repair_file
-from promptc.transcript.sanitize import sanitize
-from promptc.transcript.session import read_session, replay_messages
-from promptc.transcript.tempfiles import temp_path
-from promptc.transcript.texts import DEFAULT_TEXTS
 
 
 def _file(tmp_path, data: bytes, mode=0o600):

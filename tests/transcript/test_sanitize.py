@@ -9,6 +9,21 @@ from itertools import pairwise, takewhile
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+
+from promptc.transcript import policy as policies
+from promptc.transcript.model import (
+    AssistantMessage,
+    OpaqueBlock,
+    TextBlock,
+    ToolResultMessage,
+    UserMessage,
+    parse_message,
+)
+from promptc.transcript.queries import blocks_of, is_failed, tool_calls
+from promptc.transcript.sanitize import STEPS, SanitizeOptions, sanitize
+from promptc.transcript.texts import DEFAULT_TEXTS
+from promptc.transcript.tool_inputs import TOOL_NAME
+
 from support.transcript_strategies import (
     OLD_MARKERS,
     A,
@@ -24,20 +39,6 @@ from support.transcript_strategies import (
     transcripts,
     typed,
 )
-
-from promptc.transcript import policy as policies
-from promptc.transcript.model import (
-    AssistantMessage,
-    OpaqueBlock,
-    TextBlock,
-    ToolResultMessage,
-    UserMessage,
-    parse_message,
-)
-from promptc.transcript.queries import blocks_of, is_failed, tool_calls
-from promptc.transcript.sanitize import STEPS, SanitizeOptions, sanitize
-from promptc.transcript.texts import DEFAULT_TEXTS
-from promptc.transcript.tool_inputs import TOOL_NAME
 
 ALL_POLICIES = sorted(policies.POLICY_TABLE.values(), key=lambda p: p.name)
 ANTHROPIC_STYLE = [p for p in ALL_POLICIES if policies.ANTHROPIC_TURNS in p.transforms]

@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 
 import pytest
-from support.transcript_strategies import HEADER, A, U, text
 
 from promptc._lib.errors import TranscriptError
 from promptc.transcript.encode import to_json
 from promptc.transcript.model import CompactionSummary, parse_entry
 from promptc.transcript.session import active_branch, read_session, replay_messages
+
+from support.transcript_strategies import HEADER, A, U, text
 
 
 def _entry(entry_id, parent, message=None, **extra):

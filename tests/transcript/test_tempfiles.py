@@ -9,10 +9,11 @@ import sys
 import time
 
 import pytest
-from support.transcript_strategies import aged_file, dead_pid
 
 from promptc.transcript import tempfiles
 from promptc.transcript.tempfiles import remove_stale, temp_path
+
+from support.transcript_strategies import aged_file, dead_pid
 
 
 def test_the_temp_name_carries_host_and_pid_and_is_new_each_time(tmp_path):

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from support.transcript_strategies import A, R, U, plain, tc, text, thinking, typed
-
 from promptc.transcript import policy as policies
 from promptc.transcript.sanitize import sanitize
 from promptc.transcript.thinking import (
@@ -14,6 +12,8 @@ from promptc.transcript.thinking import (
     strip_unsigned_thinking,
     timestamp_ms,
 )
+
+from support.transcript_strategies import A, R, U, plain, tc, text, thinking, typed
 
 OMITTED = "OMITTED"
 

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from support.transcript_strategies import A, U, plain, tc, text, typed
 
 from promptc.transcript.tool_inputs import validate_tool_call_inputs
+
+from support.transcript_strategies import A, U, plain, tc, text, typed
 
 
 def test_call_without_arguments_is_dropped():

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from support.transcript_strategies import A, R, U, plain, tc, text, thinking, typed
-
 from promptc.transcript.turns import (
     merge_consecutive_assistants,
     prepend_bootstrap_turn,
     strip_dangling_tool_calls,
     validate_anthropic_turns,
 )
+
+from support.transcript_strategies import A, R, U, plain, tc, text, thinking, typed
 
 BOOT = "BOOT"
 OMITTED = "OMITTED"

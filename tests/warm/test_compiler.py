@@ -10,13 +10,14 @@ import time
 from pathlib import Path
 
 import pytest
-from support.paths import CORPUS, REPO
 
 from promptc import Compiler, Request, RunFacts, compile_prompt
 from promptc._lib.errors import ConfigError
 from promptc.features import snapshot
 from promptc.warm import compiler as engine
 from promptc.warm.compiler import compile_once
+
+from support.paths import CORPUS, REPO
 
 SCENARIOS = snapshot.discover(REPO / "snapshots")
 MODES = [pytest.param({}, id="notify"), pytest.param({"notify": False}, id="stat-sweep")]

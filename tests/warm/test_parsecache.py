@@ -11,10 +11,11 @@ import os
 from pathlib import Path
 
 import pytest
-from support.factories import write_files
 
 from promptc import Compiler, RunFacts
 from promptc.warm import parsecache
+
+from support.factories import write_files
 
 SKILL = (
     '---\nname: weather\ndescription: Look up the forecast\nmetadata: {"openclaw": {"emoji": "sun"}}\n---\n# Weather\n'

@@ -8,8 +8,6 @@ from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
-from support import strategies
-from support.factories import loaded
 
 import promptc
 from promptc import Request
@@ -17,6 +15,9 @@ from promptc._lib.errors import WorkspaceError
 from promptc.model.config import Budgets
 from promptc.model.workspace import WorkspaceFile
 from promptc.workspace import budget
+
+from support import strategies
+from support.factories import loaded
 
 # --------------------------------------------------------------------------- the walk
 

@@ -8,13 +8,14 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from support.factories import loaded, make_config
 
 from promptc._lib.errors import HookError
 from promptc.model.config import HeartbeatConfig
 from promptc.model.runfacts import RunFacts
 from promptc.model.workspace import BOOTSTRAP_FILE_NAMES
 from promptc.workspace import filters
+
+from support.factories import loaded, make_config
 
 ALL_FILES = tuple(loaded(name, f"{name} text") for name in BOOTSTRAP_FILE_NAMES)
 HEARTBEATS_ON = make_config(heartbeat=HeartbeatConfig(enabled=True, include_section=True))

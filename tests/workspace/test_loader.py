@@ -7,13 +7,14 @@ import os
 from pathlib import Path
 
 import pytest
-from support.factories import write_files
 
 from promptc._lib.errors import WorkspaceError
 from promptc.model.config import Budgets
 from promptc.model.workspace import BOOTSTRAP_FILE_NAMES
 from promptc.workspace import budget
 from promptc.workspace import loader as workspace
+
+from support.factories import write_files
 
 
 def by_name(files):

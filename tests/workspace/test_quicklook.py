@@ -5,10 +5,11 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support.paths import CORPUS, REPO
 
 from promptc.workspace.heartbeat import is_effectively_empty
 from promptc.workspace.quicklook import has_task
+
+from support.paths import CORPUS, REPO
 
 FRAGMENTS = [
     "",

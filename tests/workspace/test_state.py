@@ -17,14 +17,15 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from support.factories import write_files
-from support.strategies import hostile_text, yaml_values
 
 from promptc import PromptcError, Request, compile_pending
 from promptc._lib.errors import WorkspaceError
 from promptc.commands import cli
 from promptc.workspace import state
 from promptc.workspace.heartbeat import is_effectively_empty
+
+from support.factories import write_files
+from support.strategies import hostile_text, yaml_values
 
 SEEN_KEY = "bootstrapTruncationSignaturesSeen"
 ONCE = (

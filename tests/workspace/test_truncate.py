@@ -7,11 +7,12 @@ import re
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support import strategies
-from support.factories import loaded
 
 from promptc.model.config import Budgets
 from promptc.workspace import budget, truncate
+
+from support import strategies
+from support.factories import loaded
 
 FULL_MARKER = re.compile(r"\[\.\.\. (\S+) cut: kept (\d+)\+(\d+) of (\d+) chars; read the file for the rest \.\.\.\]")
 

@@ -8,6 +8,7 @@ import hashlib
 import itertools
 
 import pytest
+
 from support.bundles import (
     AGENTS,
     CHANNELS,

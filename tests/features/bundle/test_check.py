@@ -6,10 +6,10 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from promptc.emit import tokens
+
 from support.bundles import TIER_FILES, read_manifest
 from support.paths import EXAMPLES
-
-from promptc.emit import tokens
 
 
 def test_check_passes_on_a_fresh_bundle_and_fails_after_a_template_edit(run_cli, bundle_args, edited_safety):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from support.bundles import read_manifest
 from support.paths import EXAMPLES
 

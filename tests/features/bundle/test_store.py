@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
+
 from support.bundles import (
     bundle_files,
     read_manifest,

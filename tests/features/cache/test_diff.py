@@ -6,9 +6,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from support.tiers import FILES, HEARTBEAT_FILES, HEARTBEATS_ON, REACH_TIERS
 
 from promptc.features.cache import diff
+
+from support.tiers import FILES, HEARTBEAT_FILES, HEARTBEATS_ON, REACH_TIERS
 
 
 def entry(index, key, *units):

@@ -7,10 +7,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from support.paths import EXAMPLES
-from support.tiers import FILES, HEARTBEAT_FILES, REACH_TIERS
 
 from promptc.features.cache.simulate import CHANGED, EXPIRED, EXPIRED_AND_CHANGED, FIRST_USE
+
+from support.paths import EXAMPLES
+from support.tiers import FILES, HEARTBEAT_FILES, REACH_TIERS
 
 INPUTS = ("--config", EXAMPLES / "config.yaml", "--run", EXAMPLES / "run.yaml")
 PRICES = {"anthropic": (0.1, {"5m": 1.25, "1h": 2.0}), "bedrock": (0.1, {"5m": 1.25, "1h": 2.0})}

@@ -8,10 +8,11 @@ import json
 from pathlib import Path
 
 import pytest
-from support.paths import EXAMPLES
 
 from promptc.features.cache import trace
 from promptc.features.cache.trace import TraceError
+
+from support.paths import EXAMPLES
 
 
 def write_trace(tmp_path: Path, *lines: object) -> Path:

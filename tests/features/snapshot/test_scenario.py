@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import yaml
+
 from support.guardrails import copy_safety, replace_in, snapshot_outputs
 
 
