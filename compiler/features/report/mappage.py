@@ -198,8 +198,10 @@ def _where(m: PromptMap, block: Block) -> str:
 def _file_fate(block: Block) -> str:
     file = block.file
     assert file is not None
+    if file.status == "missing":
+        return "not in the workspace: a marker line stands in for it"
     if file.status != "truncated":
-        return f"{file.status}, {num(file.raw_chars)} characters"
+        return f"injected whole: {num(file.injected_chars)} characters"
     kept = f"cut from {num(file.raw_chars)} to {num(file.injected_chars)} characters ({file.reason})"
     return kept + ("; the cut-marker line is highlighted" if block.cut_at is not None else "")
 
