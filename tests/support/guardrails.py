@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import yaml
+
 from promptc.features import snapshot
 
 from .paths import REPO, SNAPSHOTS
@@ -45,3 +47,20 @@ def snapshot_outputs(root: Path) -> dict[str, bytes]:
     """Every expected output of the scenarios under a snapshots dir (`scenario/file` -> bytes)."""
     files = sorted(root.glob("*/*"))
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in files if p.name in snapshot.OUTPUT_NAMES}
+
+
+def expectations_in(root: Path) -> int:
+    """How many expectations the scenarios under a snapshots dir declare, counted from their YAML:
+    one per listed text, id or name, per token limit (a null tier limit is none) and per
+    `same_tier_as`."""
+    total = 0
+    for path in sorted(root.glob("*/scenario.yaml")):
+        expect = (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("expect") or {}
+        for key, value in expect.items():
+            if key == "same_tier_as":
+                total += 1
+            elif key == "max_tokens":
+                total += sum(len([t for t in v if t is not None]) if k == "tiers" else 1 for k, v in value.items())
+            else:
+                total += len(value) if isinstance(value, list) else sum(len(items) for items in value.values())
+    return total

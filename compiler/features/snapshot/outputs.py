@@ -20,9 +20,14 @@ TOKEN_KEYS = ("tokens", "stable_tokens", "volatile_tokens")
 """Report keys left out of context.json: their values depend on the optional `tokens` extra."""
 
 
-def render(scenario: Scenario) -> dict[str, str]:
+def compile_scenario(scenario: Scenario) -> Prompt:
+    """The scenario's prompt, compiled without recording any state into its fixture."""
+    prompt, _ = compile_once(scenario.request)
+    return prompt
+
+
+def render(scenario: Scenario, prompt: Prompt) -> dict[str, str]:
     """The scenario's expected files (name -> text), checked not to mention local paths."""
-    prompt, _ = compile_once(scenario.request)  # never write state into a fixture
     outputs = {"stable.md": _markdown(prompt.stable), "volatile.md": _markdown(prompt.volatile)}
     outputs["context.json"] = _mask(payloads.dumps(context_report(prompt)), scenario.masks)
     for name, text in (prompt.surfaces or {}).items():

@@ -8,20 +8,34 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..._lib.errors import ConfigError, Location, PromptcError, did_you_mean
+from ..._lib.errors import ConfigError, Location, did_you_mean
 from ...inputs import layers, runfacts, schema, yamlsrc
 from ...model.request import Request
+from . import expect
+from .keys import TEXT, TEXTS, Key, ScenarioError, object_schema
 
 SCENARIO_FILE = "scenario.yaml"
 FIXED_NOW = "2000-01-01T00:00:00Z"
 """The only clock a scenario sees (it reaches nothing but the workspace state file)."""
 PLATFORM = "linux"
 """Skill `metadata.os` checks see this platform, whatever machine generates the snapshots."""
-SCENARIO_KEYS = ("description", "workspace", "config", "run", "contributions", "templates")
-
-
-class ScenarioError(PromptcError):
-    """A scenario file is malformed, or its outputs would depend on where the repo lives."""
+_PATHS = {"oneOf": [TEXT, TEXTS]}
+_CONFIG = {"oneOf": [{"type": "object"}, TEXT, {"type": "array", "items": {"oneOf": [{"type": "object"}, TEXT]}}]}
+SCENARIO_KEYS: dict[str, Key] = {
+    "description": Key(TEXT, "What the scenario shows.", required=True),
+    "workspace": Key(TEXT, "The fixture workspace, relative to the scenario directory.", required=True),
+    "config": Key(
+        _CONFIG,
+        "Config layers: an inline config tree, a config file name relative to the scenario directory, or a"
+        " list of either (later entries win).",
+    ),
+    "run": Key({"type": "object"}, "The run facts of the turn."),
+    "contributions": Key(_PATHS, "Provider contribution files, relative to the scenario directory."),
+    "templates": Key(_PATHS, "User template directories, relative to the scenario directory."),
+    "expect": Key(object_schema(expect.EXPECT_KEYS, expect.EXPECT_DOC), expect.EXPECT_DOC),
+}
+"""Every key of a scenario.yaml."""
+SCENARIO_DOC = "One snapshot scenario: the inputs of a hermetic compile, and what its prompt must hold."
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +52,13 @@ class Scenario:
     """scenario.yaml and every file or dir it references; never reported as stale."""
     masks: tuple[tuple[str, str], ...]
     """(local path, placeholder) pairs applied to context.json, longest path first."""
+    expectations: tuple[expect.Expectation, ...] = ()
+    """What its prompt must hold (`expect:`), in file order."""
+
+
+def json_schema() -> dict[str, Any]:
+    """The JSON Schema of a scenario.yaml, for editors."""
+    return object_schema(SCENARIO_KEYS, SCENARIO_DOC)
 
 
 def discover(root: Path, extra_templates: Sequence[Path] = ()) -> list[Scenario]:
@@ -78,7 +99,8 @@ def load_scenario(directory: Path, extra_templates: Sequence[Path] = ()) -> Scen
     referenced = (workspace, *config_files, *_config_paths(config_layers), *own_templates, *contributions)
     inputs = frozenset({(directory / SCENARIO_FILE).resolve(), *referenced})
     masks = _masks(directory, workspace, (*extra_templates, *own_templates))
-    return Scenario(directory.name, directory, request, inputs, masks)
+    expectations = expect.read(located, ("expect",)) if data.get("expect") is not None else ()
+    return Scenario(directory.name, directory, request, inputs, masks, expectations)
 
 
 def _check_keys(data: dict, located: yamlsrc.Located) -> None:
@@ -86,7 +108,7 @@ def _check_keys(data: dict, located: yamlsrc.Located) -> None:
         if key not in SCENARIO_KEYS:
             hint = did_you_mean(str(key), SCENARIO_KEYS)
             raise ScenarioError(f"unknown scenario key '{key}'{hint}", located.where((key,)))
-    for key in ("description", "workspace"):
+    for key in (name for name, declared in SCENARIO_KEYS.items() if declared.required):
         if not isinstance(data.get(key), str) or not data[key].strip():
             raise ScenarioError(f"'{key}' is required and must be text", located.where((key,)))
 
@@ -98,31 +120,42 @@ def _mapping(data: dict, key: str, located: yamlsrc.Located) -> dict:
     return value
 
 
-def _sub(located: yamlsrc.Located, key: str) -> yamlsrc.Located:
-    """The part of a located document below one top-level key, with its locations."""
-    inner = {path[1:]: where for path, where in located.locations.items() if path[:1] == (key,)}
-    return yamlsrc.Located(located.value.get(key), inner, located.path)
+def _sub(located: yamlsrc.Located, *path: Any) -> yamlsrc.Located:
+    """The part of a located document below `path`, with its locations."""
+    inner = {at[len(path) :]: where for at, where in located.locations.items() if at[: len(path)] == path}
+    value = located.value
+    for part in path:
+        value = value.get(part) if isinstance(value, dict) else value[part] if isinstance(value, list) else None
+    return yamlsrc.Located(value, inner, located.path)
 
 
 def _config(directory: Path, value: Any, located: yamlsrc.Located) -> tuple[tuple[layers.Layer, ...], tuple[Path, ...]]:
-    """The scenario's config as one layer, and the config file it came from (if any).
-
-    An inline tree is a layer located in scenario.yaml, so its errors name that file's lines;
-    relative paths resolve against the directory of the file that holds them, never the
-    working directory, and a `~` path is refused: it would read the home directory.
-    """
+    """The scenario's config layers (one, or one per list entry, later ones winning), and the
+    config files they came from."""
     if value is None:
         return (), ()
-    files: tuple[Path, ...] = ()
+    entries = [((i,), item) for i, item in enumerate(value)] if isinstance(value, list) else [((), value)]
+    found = [_config_layer(directory, item, located, ("config", *at)) for at, item in entries]
+    return tuple(layer for layer, _ in found), tuple(path for _, path in found if path is not None)
+
+
+def _config_layer(
+    directory: Path, value: Any, located: yamlsrc.Located, where: tuple
+) -> tuple[layers.Layer, Path | None]:
+    """One config layer: an inline tree is located in scenario.yaml, so its errors name that file's
+    lines; relative paths resolve against the directory of the file that holds them, never the
+    working directory, and a `~` path is refused: it would read the home directory."""
+    path = None
     if isinstance(value, str):
-        path = _input_path(directory, value, located, ("config",), want_dir=False)
-        tree, base, files = yamlsrc.load_file(path, ConfigError), path.parent, (path,)
+        path = _input_path(directory, value, located, where, want_dir=False)
+        tree, base = yamlsrc.load_file(path, ConfigError), path.parent
     elif isinstance(value, dict):
-        tree, base = _sub(located, "config"), directory
+        tree, base = _sub(located, *where), directory
     else:
-        raise ScenarioError("'config' must be a mapping or a file name", located.where(("config",)))
+        message = "'config' must be a mapping, a file name or a list of them"
+        raise ScenarioError(message, located.where(where))
     _refuse_home_paths(tree)
-    return (layers.layer_from(tree, tree.path, base),), files
+    return layers.layer_from(tree, tree.path, base), path
 
 
 def _refuse_home_paths(tree: yamlsrc.Located) -> None:
