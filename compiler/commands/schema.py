@@ -1,0 +1,26 @@
+"""`promptc schema NAME`: print the JSON Schema of one of promptc's input files."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..features import schemas
+from .base import EXIT_OK
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Add the schema name."""
+    parser.add_argument(
+        "name",
+        choices=list(schemas.SCHEMAS),
+        help="config (also openclaw.json), run (--run files), section (template frontmatter), "
+        "scenario (snapshot scenario.yaml), matrix (bundle --matrix)",
+    )
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the schema as JSON."""
+    sys.stdout.write(schemas.text(args.name))
+    return EXIT_OK

@@ -1,0 +1,325 @@
+"""JSON Schemas of promptc's input files, generated from the declarations their readers use: the
+config keys and their checks, the run facts, section metadata, snapshot scenarios and bundle
+matrices. An editor completes and checks a file with one; promptc still checks every value
+itself, with its own located errors, and refuses what a schema cannot express (a time zone that
+does not exist, a name in two cache tiers)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import types
+import typing
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import yaml
+
+from .._lib import checks, resources
+from ..inputs import configdocs, configkeys, openclaw, valuechecks
+from ..inputs.configkeys import Field, ListOf, MapOf, Node
+from ..inputs.contributions import SLOTS
+from ..model import facts
+from ..model.config import CACHE_TTLS, MAX_CACHE_TIERS, SIDES
+from ..model.runfacts import FACTS, PROMPT_MODES, SESSION_KINDS, RunFacts
+from ..model.runparts import ExecSession, Sandbox, Tool
+from ..sections import sectionfile
+from ..sections.sectionfile import OPTIONAL_KEYS, REQUIRED_KEYS
+from .bundle.matrix import AXES
+from .snapshot.scenario import SCENARIO_KEYS
+
+DRAFT = "http://json-schema.org/draft-07/schema#"
+"""The JSON Schema version: the one editors' YAML and JSON support reads best."""
+
+_LINE = r"[^\u0000-\u001f\u007f-\u009f\u2028\u2029]"
+ONE_LINE = {"type": "string", "pattern": rf"^(?=.*\S){_LINE}*$"}
+"""Text on one line, not blank."""
+NOT_BLANK = {"type": "string", "pattern": r"\S"}
+_TEXT_LIST = {"type": "array", "items": {"type": "string"}}
+_TIER_FILE = "|".join(name.replace(".", r"\.") for name in valuechecks.TIER_FILES)
+_TIER_ENTRY = rf"^([a-z][a-z0-9_]*|({_TIER_FILE})(#head)?)$"
+
+CHECK_SHAPES: dict[Callable[[Any], Any], dict[str, Any]] = {
+    valuechecks.positive_int: {"type": "integer", "minimum": 1},
+    valuechecks.boolean: {"type": "boolean"},
+    valuechecks.string: {"type": "string"},
+    valuechecks.one_line: ONE_LINE,
+    valuechecks.boundary_marker: {"type": "string", "minLength": 3, "pattern": r"^(?=.*\S)[^\\\u0000-\u001f\u007f]*$"},
+    valuechecks.string_list: _TEXT_LIST,
+    valuechecks.timezone: NOT_BLANK,
+    valuechecks.hook_specs: {"type": "array", "items": {"type": "string", "pattern": "^[^:]+:[^:]+$"}},
+    valuechecks.plain_data: {},
+    valuechecks.cache_tiers: {
+        "type": "array",
+        "maxItems": MAX_CACHE_TIERS,
+        "items": {"type": "array", "items": {"type": "string", "pattern": _TIER_ENTRY}},
+    },
+    valuechecks.cache_ttl: {
+        "anyOf": [
+            {"enum": list(CACHE_TTLS)},
+            {"type": "array", "minItems": 1, "maxItems": MAX_CACHE_TIERS, "items": {"enum": list(CACHE_TTLS)}},
+        ]
+    },
+    valuechecks.session_kinds: {"type": "array", "uniqueItems": True, "items": {"enum": list(SESSION_KINDS)}},
+}
+"""What each config value check accepts, as JSON Schema: everything the check accepts, and as
+little more as JSON Schema can say."""
+
+_VARIABLE_NAME = {"pattern": checks.VARIABLE_NAME.pattern}
+KEY_SHAPES: dict[Callable[[Any], Any], dict[str, Any]] = {
+    valuechecks.one_line_key: {"pattern": ONE_LINE["pattern"]},
+    valuechecks.variable_name: _VARIABLE_NAME,
+    valuechecks.declared_name: {**_VARIABLE_NAME, "not": {"enum": sorted(valuechecks.RESERVED_VARIABLE_NAMES)}},
+}
+"""What each check of a mapping's keys accepts, as JSON Schema `propertyNames`."""
+
+UNCHECKED = "An OpenClaw setting promptc does not use: accepted without checks."
+
+
+# --------------------------------------------------------------------------- config
+
+
+def config_schema() -> dict[str, Any]:
+    """A config file (YAML, JSON or JSON5; also OpenClaw's openclaw.json)."""
+    defaults = yaml.safe_load((resources.templates_root() / "defaults.yaml").read_text(encoding="utf-8"))
+    return {"$schema": DRAFT, "title": "promptc config", **config_node(configkeys.SCHEMA, "", defaults)}
+
+
+def config_node(node: Node, pattern: str, default: Any = None) -> dict[str, Any]:
+    """One schema node, its description and default (from the built-in defaults) included."""
+    shape = _config_shape(node, pattern, default)
+    about = configdocs.description(pattern)
+    if about is not None:
+        shape = {"description": about, **shape}
+    if isinstance(node, Field) and default is not None:
+        shape["default"] = default
+    return shape
+
+
+def _config_shape(node: Node, pattern: str, default: Any) -> dict[str, Any]:
+    if isinstance(node, Field):
+        return field_shape(node)
+    if isinstance(node, ListOf):
+        return {"type": "array", "items": config_node(node.item, pattern + "[]")}
+    if isinstance(node, MapOf):
+        mapping: dict[str, Any] = {"type": "object", "additionalProperties": config_node(node.value, pattern + "{}")}
+        return mapping | ({"propertyNames": KEY_SHAPES[node.key]} if node.key else {})
+    given = default if isinstance(default, Mapping) else {}
+    properties = {key: config_node(child, _join(pattern, key), given.get(key)) for key, child in node.fields.items()}
+    for key in sorted(openclaw.KNOWN.get(pattern, frozenset()) - set(node.fields)):
+        properties[key] = {"description": UNCHECKED}
+    table: dict[str, Any] = {"type": "object", "properties": properties, "additionalProperties": False}
+    return table | ({"required": list(node.required)} if node.required else {})
+
+
+def field_shape(field: Field) -> dict[str, Any]:
+    """What a config field accepts: its check's shape, and null when the field may be unset."""
+    shape = choice_shape(field.check) if isinstance(field.check, valuechecks.Choice) else CHECK_SHAPES[field.check]
+    if field.nullable and shape:
+        return {"anyOf": [shape, {"type": "null"}]}
+    return dict(shape)
+
+
+def choice_shape(check: valuechecks.Choice) -> dict[str, Any]:
+    """The words, and the YAML values read as them (`off` as a boolean, `12` as a number)."""
+    extra: list[Any] = [word == "on" for word in check.choices if word in ("on", "off")]
+    extra += [int(word) for word in check.choices if word.isdigit()]
+    return {"enum": [*check.choices, *extra]}
+
+
+def _join(pattern: str, key: str) -> str:
+    return f"{pattern}.{key}" if pattern else key
+
+
+# --------------------------------------------------------------------------- run facts
+
+
+def run_schema() -> dict[str, Any]:
+    """A run file (`--run`): one turn's facts."""
+    return {"$schema": DRAFT, "title": "promptc run facts", **run_shape()}
+
+
+def run_shape() -> dict[str, Any]:
+    """Run facts as a mapping: every fact a run file may set."""
+    hints = typing.get_type_hints(RunFacts)
+    fields = {item.name: item for item in dataclasses.fields(RunFacts)}
+    properties = {d.name: fact_shape(d, hints[d.name], fields[d.name]) for d in FACTS if d.fact.file}
+    return {"type": "object", "properties": properties, "additionalProperties": False}
+
+
+def fact_shape(declared: facts.Declared, hint: Any, field: dataclasses.Field) -> dict[str, Any]:
+    """What a run file may give one fact: from its type, as its reader converts it."""
+    if declared.choices:
+        shape: dict[str, Any] = {"enum": [*declared.choices, *([None] if declared.optional else [])]}
+    else:
+        shape = _type_shape(_without_none(hint), declared.optional)
+        if declared.fact.read is facts.read_level:
+            shape["type"] = [*shape["type"], "boolean"]  # YAML's bare on / off
+    shape = {"description": declared.fact.doc, **shape}
+    if isinstance(field.default, (str, bool)):
+        shape["default"] = field.default
+    return shape
+
+
+_TEXT_TYPES = ["string", "number"]
+"""A run file's text may be written as a number (`python: 3.11`): it is read as text."""
+
+
+def _type_shape(base: Any, optional: bool) -> dict[str, Any]:
+    null = ["null"] if optional else []
+    if base is bool:
+        return {"type": ["boolean", *null]}
+    if base is str:
+        return {"type": [*_TEXT_TYPES, *null]}
+    if base is int:
+        return {"type": ["integer", *null]}
+    if typing.get_origin(base) is tuple:
+        return {"type": ["array", "null"], "items": _item_shape(typing.get_args(base)[0])}
+    if base in RECORDS:
+        return {"anyOf": [record_shape(base), {"type": "null"}]}
+    if typing.get_origin(base) is Mapping:
+        return {"type": "object", "propertyNames": _VARIABLE_NAME}
+    raise TypeError(f"run facts of type {base!r} have no JSON Schema shape: declare one")
+
+
+def _item_shape(item: Any) -> dict[str, Any]:
+    if item is str:
+        return {"type": _TEXT_TYPES}
+    if item is Tool:
+        return {"anyOf": [{"type": "string"}, record_shape(Tool)]}
+    return record_shape(item)
+
+
+RECORDS: tuple[type, ...] = (Tool, Sandbox, ExecSession)
+"""The structured values inside run facts, each a mapping of its own fields."""
+
+
+def record_shape(cls: type) -> dict[str, Any]:
+    """A mapping of a record's fields: those without a default are required, and are text."""
+    hints = typing.get_type_hints(cls)
+    properties, required = {}, []
+    for item in dataclasses.fields(cls):
+        if item.default is dataclasses.MISSING:
+            required.append(item.name)
+            properties[item.name] = {"type": "string"}
+        else:
+            properties[item.name] = _type_shape(_without_none(hints[item.name]), optional=True)
+    return {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
+
+
+def _without_none(hint: Any) -> Any:
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        rest = [member for member in typing.get_args(hint) if member is not type(None)]
+        return rest[0] if len(rest) == 1 else hint
+    return hint
+
+
+# --------------------------------------------------------------------------- section metadata
+
+SECTION_KEYS: dict[str, tuple[dict[str, Any], str]] = {
+    "id": ({"type": "string", "pattern": sectionfile.ID_PATTERN}, "Unique snake_case id; a built-in's id replaces it."),
+    "order": ({"type": "integer"}, "Sort key, unique within the catalogue."),
+    "side": ({"enum": list(SIDES)}, "`stable`: above the cache boundary; `volatile`: below it."),
+    "modes": (
+        {"type": "array", "minItems": 1, "items": {"enum": list(PROMPT_MODES)}},
+        "The prompt modes that include the section.",
+    ),
+    "title": (NOT_BLANK, "Label in reports; without one, the id in title case."),
+    "when": (NOT_BLANK, "A Jinja expression; the section is left out when it is false."),
+    "slot": ({"enum": [*SLOTS, None]}, "The provider slot whose contribution replaces the section."),
+}
+"""Each section metadata key: what it accepts and what it means."""
+
+
+def section_schema() -> dict[str, Any]:
+    """The frontmatter of a section template (`*.md.j2`)."""
+    keys = _declared(SECTION_KEYS, (*REQUIRED_KEYS, *OPTIONAL_KEYS), "section metadata")
+    properties = {key: {"description": about, **shape} for key, (shape, about) in keys.items()}
+    body = {"type": "object", "properties": properties, "required": list(REQUIRED_KEYS), "additionalProperties": False}
+    return {"$schema": DRAFT, "title": "promptc section metadata", **body}
+
+
+# --------------------------------------------------------------------------- scenario and matrix
+
+_PATHS = {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}, {"type": "null"}]}
+SCENARIO_SHAPES: dict[str, tuple[dict[str, Any], str]] = {
+    "description": (NOT_BLANK, "What the scenario shows."),
+    "workspace": (NOT_BLANK, "The fixture workspace, relative to the scenario's directory."),
+    "config": (
+        {"anyOf": [{"type": "string"}, {"$ref": "#/definitions/config"}, {"type": "null"}]},
+        "An inline config tree, or a config file relative to the scenario's directory.",
+    ),
+    "run": ({"anyOf": [{"$ref": "#/definitions/run"}, {"type": "null"}]}, "The turn's run facts."),
+    "contributions": (_PATHS, "Provider contribution files, relative to the scenario's directory."),
+    "templates": (_PATHS, "User template dirs, relative to the scenario's directory."),
+}
+"""Each scenario key: what it accepts and what it means."""
+
+
+def scenario_schema() -> dict[str, Any]:
+    """A snapshot scenario (`snapshots/<name>/scenario.yaml`)."""
+    keys = _declared(SCENARIO_SHAPES, SCENARIO_KEYS, "scenario")
+    properties = {key: {"description": about, **shape} for key, (shape, about) in keys.items()}
+    return {
+        "$schema": DRAFT,
+        "title": "promptc snapshot scenario",
+        "type": "object",
+        "properties": properties,
+        "required": ["description", "workspace"],
+        "additionalProperties": False,
+        "definitions": {"config": _body(config_schema()), "run": run_shape()},
+    }
+
+
+def matrix_schema() -> dict[str, Any]:
+    """A bundle matrix (`bundle --matrix`): each axis a list of values, or of run-fact mappings
+    that set the axis' fact."""
+    properties = {}
+    for key, fact in AXES:
+        entry = {
+            "anyOf": [
+                {"$ref": f"#/definitions/run/properties/{fact}"},
+                {"allOf": [{"$ref": "#/definitions/run"}, {"type": "object", "required": [fact]}]},
+            ]
+        }
+        about = f"Variants by {fact}: each entry a value, or run facts that set `{fact}`."
+        properties[key] = {"description": about, "type": "array", "minItems": 1, "items": entry}
+    return {
+        "$schema": DRAFT,
+        "title": "promptc bundle matrix",
+        "type": ["object", "null"],
+        "properties": properties,
+        "additionalProperties": False,
+        "definitions": {"run": run_shape()},
+    }
+
+
+def _declared(shapes: Mapping[str, Any], keys: tuple[str, ...], what: str) -> dict[str, Any]:
+    """`shapes` in the order of the reader's own key list, which must name the same keys."""
+    missing = [key for key in keys if key not in shapes]
+    if missing or len(shapes) != len(keys):
+        raise TypeError(
+            f"{what} keys and their JSON Schema shapes differ: {missing or sorted(set(shapes) - set(keys))}"
+        )
+    return {key: shapes[key] for key in keys}
+
+
+def _body(schema: Mapping[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in schema.items() if key not in ("$schema", "title")}
+
+
+# --------------------------------------------------------------------------- the registry
+
+SCHEMAS: dict[str, Callable[[], dict[str, Any]]] = {
+    "config": config_schema,
+    "run": run_schema,
+    "section": section_schema,
+    "scenario": scenario_schema,
+    "matrix": matrix_schema,
+}
+"""Schema name (`promptc schema NAME`) -> its generator."""
+
+
+def text(name: str) -> str:
+    """One schema as JSON text, as `promptc schema` prints it and docs/schemas/ holds it."""
+    return json.dumps(SCHEMAS[name](), indent=2, ensure_ascii=False) + "\n"
