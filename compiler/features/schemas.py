@@ -11,6 +11,7 @@ import json
 import types
 import typing
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import yaml
@@ -39,39 +40,66 @@ _TEXT_LIST = {"type": "array", "items": {"type": "string"}}
 _TIER_FILE = "|".join(name.replace(".", r"\.") for name in valuechecks.TIER_FILES)
 _TIER_ENTRY = rf"^([a-z][a-z0-9_]*|({_TIER_FILE})(#head)?)$"
 
-CHECK_SHAPES: dict[Callable[[Any], Any], dict[str, Any]] = {
-    valuechecks.positive_int: {"type": "integer", "minimum": 1},
-    valuechecks.boolean: {"type": "boolean"},
-    valuechecks.string: {"type": "string"},
-    valuechecks.one_line: ONE_LINE,
-    valuechecks.boundary_marker: {"type": "string", "minLength": 3, "pattern": r"^(?=.*\S)[^\\\u0000-\u001f\u007f]*$"},
-    valuechecks.string_list: _TEXT_LIST,
-    valuechecks.timezone: NOT_BLANK,
-    valuechecks.hook_specs: {"type": "array", "items": {"type": "string", "pattern": "^[^:]+:[^:]+$"}},
-    valuechecks.plain_data: {},
-    valuechecks.cache_tiers: {
-        "type": "array",
-        "maxItems": MAX_CACHE_TIERS,
-        "items": {"type": "array", "items": {"type": "string", "pattern": _TIER_ENTRY}},
-    },
-    valuechecks.cache_ttl: {
-        "anyOf": [
-            {"enum": list(CACHE_TTLS)},
-            {"type": "array", "minItems": 1, "maxItems": MAX_CACHE_TIERS, "items": {"enum": list(CACHE_TTLS)}},
-        ]
-    },
-    valuechecks.session_kinds: {"type": "array", "uniqueItems": True, "items": {"enum": list(SESSION_KINDS)}},
+
+@dataclass(frozen=True, slots=True)
+class Shape:
+    """What a check accepts, for an editor and for a person."""
+
+    schema: dict[str, Any]
+    """As JSON Schema: everything the check accepts, and as little more as JSON Schema can say."""
+    words: str
+    """As the reference page says it."""
+
+
+CHECK_SHAPES: dict[Callable[[Any], Any], Shape] = {
+    valuechecks.positive_int: Shape({"type": "integer", "minimum": 1}, "whole number, at least 1"),
+    valuechecks.boolean: Shape({"type": "boolean"}, "true or false"),
+    valuechecks.string: Shape({"type": "string"}, "text"),
+    valuechecks.one_line: Shape(ONE_LINE, "text on one line, not blank"),
+    valuechecks.boundary_marker: Shape(
+        {"type": "string", "minLength": 3, "pattern": r"^(?=.*\S)[^\\\u0000-\u001f\u007f]*$"},
+        "one line of at least 3 printable characters, no backslash",
+    ),
+    valuechecks.string_list: Shape(_TEXT_LIST, "list of texts"),
+    valuechecks.timezone: Shape(NOT_BLANK, "IANA time zone name"),
+    valuechecks.hook_specs: Shape(
+        {"type": "array", "items": {"type": "string", "pattern": "^[^:]+:[^:]+$"}}, "list of `module:function`"
+    ),
+    valuechecks.plain_data: Shape({}, "plain data: text, number, boolean, null, list or mapping"),
+    valuechecks.cache_tiers: Shape(
+        {
+            "type": "array",
+            "maxItems": MAX_CACHE_TIERS,
+            "items": {"type": "array", "items": {"type": "string", "pattern": _TIER_ENTRY}},
+        },
+        f"at most {MAX_CACHE_TIERS} lists of workspace file names (`NAME#head` too) and section ids, each once",
+    ),
+    valuechecks.cache_ttl: Shape(
+        {
+            "anyOf": [
+                {"enum": list(CACHE_TTLS)},
+                {"type": "array", "minItems": 1, "maxItems": MAX_CACHE_TIERS, "items": {"enum": list(CACHE_TTLS)}},
+            ]
+        },
+        f"{' or '.join(f'`{ttl}`' for ttl in CACHE_TTLS)}, or a list of at most {MAX_CACHE_TIERS}, never growing",
+    ),
+    valuechecks.session_kinds: Shape(
+        {"type": "array", "uniqueItems": True, "items": {"enum": list(SESSION_KINDS)}},
+        f"list of session kinds ({', '.join(f'`{kind}`' for kind in SESSION_KINDS)}), each once",
+    ),
 }
-"""What each config value check accepts, as JSON Schema: everything the check accepts, and as
-little more as JSON Schema can say."""
+"""What each config value check accepts."""
 
 _VARIABLE_NAME = {"pattern": checks.VARIABLE_NAME.pattern}
-KEY_SHAPES: dict[Callable[[Any], Any], dict[str, Any]] = {
-    valuechecks.one_line_key: {"pattern": ONE_LINE["pattern"]},
-    valuechecks.variable_name: _VARIABLE_NAME,
-    valuechecks.declared_name: {**_VARIABLE_NAME, "not": {"enum": sorted(valuechecks.RESERVED_VARIABLE_NAMES)}},
+KEY_SHAPES: dict[Callable[[Any], Any], Shape] = {
+    valuechecks.one_line_key: Shape({"pattern": ONE_LINE["pattern"]}, "keys on one line"),
+    valuechecks.variable_name: Shape(_VARIABLE_NAME, "keys are variable names"),
+    valuechecks.declared_name: Shape(
+        {**_VARIABLE_NAME, "not": {"enum": sorted(valuechecks.RESERVED_VARIABLE_NAMES)}},
+        f"keys are variable names, not {', '.join(f'`{n}`' for n in sorted(valuechecks.RESERVED_VARIABLE_NAMES))}",
+    ),
 }
-"""What each check of a mapping's keys accepts, as JSON Schema `propertyNames`."""
+"""What each check of a mapping's keys accepts (JSON Schema `propertyNames`)."""
 
 UNCHECKED = "An OpenClaw setting promptc does not use: accepted without checks."
 
@@ -103,7 +131,7 @@ def _config_shape(node: Node, pattern: str, default: Any) -> dict[str, Any]:
         return {"type": "array", "items": config_node(node.item, pattern + "[]")}
     if isinstance(node, MapOf):
         mapping: dict[str, Any] = {"type": "object", "additionalProperties": config_node(node.value, pattern + "{}")}
-        return mapping | ({"propertyNames": KEY_SHAPES[node.key]} if node.key else {})
+        return mapping | ({"propertyNames": KEY_SHAPES[node.key].schema} if node.key else {})
     given = default if isinstance(default, Mapping) else {}
     properties = {key: config_node(child, _join(pattern, key), given.get(key)) for key, child in node.fields.items()}
     for key in sorted(openclaw.KNOWN.get(pattern, frozenset()) - set(node.fields)):
@@ -114,7 +142,8 @@ def _config_shape(node: Node, pattern: str, default: Any) -> dict[str, Any]:
 
 def field_shape(field: Field) -> dict[str, Any]:
     """What a config field accepts: its check's shape, and null when the field may be unset."""
-    shape = choice_shape(field.check) if isinstance(field.check, valuechecks.Choice) else CHECK_SHAPES[field.check]
+    check = field.check
+    shape = choice_shape(check) if isinstance(check, valuechecks.Choice) else CHECK_SHAPES[check].schema
     if field.nullable and shape:
         return {"anyOf": [shape, {"type": "null"}]}
     return dict(shape)
@@ -152,7 +181,7 @@ def fact_shape(declared: facts.Declared, hint: Any, field: dataclasses.Field) ->
     if declared.choices:
         shape: dict[str, Any] = {"enum": [*declared.choices, *([None] if declared.optional else [])]}
     else:
-        shape = _type_shape(_without_none(hint), declared.optional)
+        shape = _type_shape(without_none(hint), declared.optional)
         if declared.fact.read is facts.read_level:
             shape["type"] = [*shape["type"], "boolean"]  # YAML's bare on / off
     shape = {"description": declared.fact.doc, **shape}
@@ -203,11 +232,11 @@ def record_shape(cls: type) -> dict[str, Any]:
             required.append(item.name)
             properties[item.name] = {"type": "string"}
         else:
-            properties[item.name] = _type_shape(_without_none(hints[item.name]), optional=True)
+            properties[item.name] = _type_shape(without_none(hints[item.name]), optional=True)
     return {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
 
 
-def _without_none(hint: Any) -> Any:
+def without_none(hint: Any) -> Any:
     if typing.get_origin(hint) in (typing.Union, types.UnionType):
         rest = [member for member in typing.get_args(hint) if member is not type(None)]
         return rest[0] if len(rest) == 1 else hint

@@ -228,7 +228,7 @@ def _valid(shape: dict[str, Any], value: Any) -> bool:
 @settings(max_examples=300, deadline=None)
 @given(value=VALUES)
 def test_a_config_value_a_check_accepts_its_schema_accepts(check, value):
-    shape = schemas.choice_shape(check) if isinstance(check, valuechecks.Choice) else schemas.CHECK_SHAPES[check]
+    shape = schemas.choice_shape(check) if isinstance(check, valuechecks.Choice) else schemas.CHECK_SHAPES[check].schema
     if check(value) is None:
         assert _valid(shape, value), value
     elif check in EXACT or isinstance(check, valuechecks.Choice):
