@@ -7,14 +7,14 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from promptc.commands import reference
+from promptc.commands import cli, reference
 
 DOCS = Path(__file__).resolve().parent
 
 
 def main(argv: list[str]) -> int:
     stale = []
-    for name, text in reference.generated().items():
+    for name, text in reference.generated(cli.top_parser(), cli.command_parsers()).items():
         path = DOCS / name
         if path.is_file() and path.read_text(encoding="utf-8") == text:
             continue

@@ -113,3 +113,9 @@ def command_parser(name: str) -> argparse.ArgumentParser:
     parser = Parser(prog=f"promptc {name}", description=summary)
     importlib.import_module(f"{__package__}.{module_name}").configure(parser)
     return parser
+
+
+def command_parsers() -> list[argparse.ArgumentParser]:
+    """Every command's parser, in the order `--help` lists them, for the command reference (each
+    command's module is imported)."""
+    return [command_parser(name) for name in COMMANDS]

@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 from ..features import reference
 from ..features.reference.markdown import NOTICE
-from . import cli
 from .base import Parser
 
 WIDTH = 100
@@ -29,17 +28,18 @@ error is one line, `promptc: error: <file>:<line>:<col>: <what>`, and nothing is
 CLI_PAGE = "reference/cli.md"
 
 
-def generated() -> dict[str, str]:
-    """Every generated file's text, by its path under docs/."""
-    return {**reference.generated(), CLI_PAGE: page()}
+def generated(top: argparse.ArgumentParser, commands: Sequence[argparse.ArgumentParser]) -> dict[str, str]:
+    """Every generated file's text, by its path under docs/. The parsers are the front end's
+    (`cli.top_parser()`, `cli.command_parsers()`): only the front end knows every command."""
+    return {**reference.generated(), CLI_PAGE: page(top, commands)}
 
 
-def page() -> str:
-    """The command reference page."""
+def page(top: argparse.ArgumentParser, commands: Sequence[argparse.ArgumentParser]) -> str:
+    """The command reference page: the command list, then each command's help and its subcommands'."""
     with _width(WIDTH):
-        parts = [NOTICE, INTRO, _block(cli.top_parser())]
-        for name in cli.COMMANDS:
-            parts += [_block(parser) for parser in _with_subcommands(cli.command_parser(name))]
+        parts = [NOTICE, INTRO, _block(top)]
+        for parser in commands:
+            parts += [_block(each) for each in _with_subcommands(parser)]
     return "".join(parts)
 
 

@@ -4,6 +4,7 @@ they cannot drift from it. The command reference is made from the parsers (comma
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 from .. import schemas
@@ -14,7 +15,7 @@ PAGES: dict[str, Callable[[], str]] = {
     "reference/run-facts.md": factsref.run_facts_page,
     "reference/variables.md": factsref.variables_page,
     "reference/lint-rules.md": lintref.page,
-    **{f"schemas/{name}.json": (lambda name=name: schemas.text(name)) for name in schemas.SCHEMAS},
+    **{f"schemas/{name}.json": functools.partial(schemas.text, name) for name in schemas.SCHEMAS},
 }
 """Each generated file, by its path under docs/, and what makes it."""
 
