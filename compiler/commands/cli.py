@@ -25,7 +25,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "bundle": ("bundle", "compile every variant of a matrix into a content-addressed bundle"),
     "cache": ("cache", "simulate provider prompt caches over a session trace; say why a cache tier changed"),
     "transcript": ("transcript", "repair or sanitise stored session transcripts"),
-    "schema": ("schema", "print the JSON Schema of a config, run, section, scenario or matrix file"),
+    "schema": ("schema", "print the JSON Schema of a file promptc reads, for editors"),
 }
 """Command name -> (module in this package, one-line help), in the order `--help` lists them."""
 

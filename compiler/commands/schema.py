@@ -14,8 +14,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "name",
         choices=list(schemas.SCHEMAS),
-        help="config (also openclaw.json), run (--run files), section (template frontmatter), "
-        "scenario (snapshot scenario.yaml), matrix (bundle --matrix)",
+        help=", ".join(f"{name} ({schema.what})" for name, schema in schemas.SCHEMAS.items()),
     )
     parser.set_defaults(handler=run)
 

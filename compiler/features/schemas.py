@@ -65,7 +65,7 @@ CHECK_SHAPES: dict[Callable[[Any], Any], Shape] = {
     valuechecks.hook_specs: Shape(
         {"type": "array", "items": {"type": "string", "pattern": "^[^:]+:[^:]+$"}}, "list of `module:function`"
     ),
-    valuechecks.plain_data: Shape({}, "plain data: text, number, boolean, null, list or mapping"),
+    valuechecks.plain_data: Shape({}, "plain data: text, number, boolean, list or mapping"),
     valuechecks.cache_tiers: Shape(
         {
             "type": "array",
@@ -339,16 +339,27 @@ def _body(schema: Mapping[str, Any]) -> dict[str, Any]:
 
 # --------------------------------------------------------------------------- the registry
 
-SCHEMAS: dict[str, Callable[[], dict[str, Any]]] = {
-    "config": config_schema,
-    "run": run_schema,
-    "section": section_schema,
-    "scenario": scenario_schema,
-    "matrix": matrix_schema,
+
+@dataclass(frozen=True, slots=True)
+class Schema:
+    """One schema `promptc schema` prints."""
+
+    make: Callable[[], dict[str, Any]]
+    """Its generator."""
+    what: str
+    """The files it is for, as `--help` names them."""
+
+
+SCHEMAS: dict[str, Schema] = {
+    "config": Schema(config_schema, "config files, openclaw.json too"),
+    "run": Schema(run_schema, "--run files"),
+    "section": Schema(section_schema, "section template frontmatter"),
+    "scenario": Schema(scenario_schema, "snapshot scenario.yaml"),
+    "matrix": Schema(matrix_schema, "bundle --matrix files"),
 }
 """Schema name (`promptc schema NAME`) -> its generator."""
 
 
 def text(name: str) -> str:
     """One schema as JSON text, as `promptc schema` prints it and docs/schemas/ holds it."""
-    return json.dumps(SCHEMAS[name](), indent=2, ensure_ascii=False) + "\n"
+    return json.dumps(SCHEMAS[name].make(), indent=2, ensure_ascii=False) + "\n"

@@ -37,7 +37,7 @@ EXAMPLE_SCHEMAS = {
 
 
 def _validator(name: str) -> jsonschema.Draft7Validator:
-    return jsonschema.Draft7Validator(schemas.SCHEMAS[name]())
+    return jsonschema.Draft7Validator(schemas.SCHEMAS[name].make())
 
 
 def _errors(name: str, data: Any) -> list[str]:
@@ -58,7 +58,7 @@ def _openclaw_json() -> str:
 
 @pytest.mark.parametrize("name", list(schemas.SCHEMAS))
 def test_every_schema_is_a_valid_draft_7_schema_and_promptc_schema_prints_it(name, run_cli):
-    schema = schemas.SCHEMAS[name]()
+    schema = schemas.SCHEMAS[name].make()
     jsonschema.Draft7Validator.check_schema(schema)
     code, out, err = run_cli("schema", name)
     assert (code, err) == (0, "")

@@ -4,6 +4,7 @@ accepted by gen, missing and stale files, and generation that is hermetic and by
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -21,21 +22,21 @@ def test_the_committed_snapshots_are_current(run_cli):
     )
 
 
-def _readme_scenario() -> str:
-    """The scenario.yaml example in the README's Snapshots section, as written."""
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("### Snapshots") : readme.index("### Bundles")]
-    return section.split("```yaml\n", 1)[1].split("```", 1)[0]
+def _documented_scenario() -> str:
+    """The scenario.yaml example of the getting-started guide, as written."""
+    guide = (REPO / "docs" / "getting-started.md").read_text(encoding="utf-8")
+    return guide.split("**`mysnapshots/direct/scenario.yaml`**\n\n```yaml\n", 1)[1].split("```", 1)[0]
 
 
-def test_a_scenario_added_as_the_readme_says_generates_and_checks(run_cli, snapshots):
+def test_a_scenario_added_as_the_docs_say_generates_and_checks(run_cli, snapshots):
+    shutil.copytree(REPO / "examples", snapshots.parent / "examples")  # the guide's scenario reads ../../examples
     (snapshots / "my-scenario").mkdir()
-    (snapshots / "my-scenario" / "scenario.yaml").write_text(_readme_scenario(), encoding="utf-8")
+    (snapshots / "my-scenario" / "scenario.yaml").write_text(_documented_scenario(), encoding="utf-8")
     code, out, _ = run_cli("snapshot", "gen", "--dir", snapshots)
     assert code == 0, out
     assert f"{len(SCENARIOS) + 1} scenarios" in out
     stable = (snapshots / "my-scenario" / "stable.md").read_text(encoding="utf-8")
-    assert "Your working directory is /srv/agents/household." in stable and "- exec:" in stable
+    assert "Your working directory is /srv/agents/example." in stable and "- exec:" in stable
     code, out, _ = run_cli("snapshot", "check", "--dir", snapshots)
     assert code == 0, out
     assert (
