@@ -41,25 +41,24 @@ def _yaml_lines(tree: Mapping[str, Any], path: tuple, where: Mapping[str, str] |
     lines = []
     for key, value in tree.items():
         here = path + (key,)
-        start = "  " * depth + _scalar(key) + ":"
+        start = "  " * depth + scalar(key) + ":"
         if isinstance(value, dict) and value:
             lines.append(start + "\n")
             lines += _yaml_lines(value, here, where, depth + 1)
             continue
-        line = f"{start} {_scalar(value)}"
+        line = f"{start} {scalar(value)}"
         if where is not None:
             line += f"  # {where[explain.show_key(here)]}"
         lines.append(line + "\n")
     return lines
 
 
-def _scalar(value: Any) -> str:
-    """A value on one line of YAML: plain text where YAML reads it back as the same text, else
-    JSON (which YAML reads too)."""
-    if isinstance(value, str) and value and "#" not in value and value == value.strip():
-        try:
-            if yaml.safe_load(f"key: {value}") == {"key": value}:
-                return value
-        except yaml.YAMLError:
-            pass
-    return json.dumps(value, ensure_ascii=False)
+def scalar(value: Any) -> str:
+    """A value on one line of YAML (flow style, quoted and escaped where YAML needs it): text as
+    written where YAML reads it back so, else with every character outside ASCII escaped."""
+    for readable in (True, False):
+        flow = yaml.safe_dump([value], default_flow_style=True, width=float("inf"), allow_unicode=readable)
+        written = flow.strip()[1:-1]  # the one item of a one-item flow list
+        if "\n" not in written and yaml.safe_load(f"key: {written}") == {"key": value}:
+            break
+    return written

@@ -7,6 +7,10 @@ import json
 import re
 
 import yaml
+from hypothesis import given
+from hypothesis import strategies as st
+
+from promptc.features.configshow import scalar
 
 from support.paths import EXAMPLES
 
@@ -95,3 +99,18 @@ def test_an_unknown_agent_is_one_error_line(run_cli):
     code, out, err = run_cli("config", "show", "--config", EXAMPLE, "--agent", "mian")
     assert (code, out) == (2, "")
     assert err == "promptc: error: unknown agent 'mian' (did you mean 'main'?)\n"
+
+
+_TEXT = st.text(st.characters(exclude_categories=("Cs",)), max_size=20)  # lone surrogates never reach a tree
+VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | _TEXT,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_TEXT, inner, max_size=3),
+    max_leaves=6,
+)
+
+
+@given(value=VALUES)
+def test_every_value_is_written_on_one_line_that_yaml_reads_back(value):
+    written = scalar(value)
+    assert "\n" not in written
+    assert yaml.safe_load(f"key: {written}") == {"key": value}
