@@ -237,6 +237,7 @@ def record_shape(cls: type) -> dict[str, Any]:
 
 
 def without_none(hint: Any) -> Any:
+    """A type hint without its `| None`."""
     if typing.get_origin(hint) in (typing.Union, types.UnionType):
         rest = [member for member in typing.get_args(hint) if member is not type(None)]
         return rest[0] if len(rest) == 1 else hint

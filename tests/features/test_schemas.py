@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import ast
 import json
+import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -245,3 +247,36 @@ def test_a_run_fact_value_promptc_accepts_its_schema_accepts(name, value):
     except (ValueError, RunFactsError):
         return
     assert _valid(shape, value), value
+
+
+# --------------------------------------------------------------------------- editors run JavaScript regexes
+
+
+def _patterns(value: Any) -> list[str]:
+    if isinstance(value, dict):
+        found = [value["pattern"]] if isinstance(value.get("pattern"), str) else []
+        return found + [p for item in value.values() for p in _patterns(item)]
+    if isinstance(value, list):
+        return [p for item in value for p in _patterns(item)]
+    return []
+
+
+def test_every_pattern_is_a_javascript_regex_that_means_the_same_there(tmp_path):
+    """Editors check patterns with JavaScript's regexes, not Python's: each must compile there, and
+    the one-line pattern must refuse a line break there too."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed: JavaScript regexes cannot be checked")
+    patterns = sorted({p for name in schemas.SCHEMAS for p in _patterns(schemas.SCHEMAS[name].make())})
+    assert len(patterns) >= 7
+    script = (
+        "const [patterns, line] = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
+        "for (const p of patterns) new RegExp(p, 'u');"
+        "const re = new RegExp(line, 'u');"
+        "console.log(JSON.stringify([re.test('ws'), re.test('a\\nb'), re.test('  ')]));"
+    )
+    done = subprocess.run(
+        [node, "-e", script], input=json.dumps([patterns, schemas.ONE_LINE["pattern"]]), capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == [True, False, False]
