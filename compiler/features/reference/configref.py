@@ -42,17 +42,23 @@ def page() -> str:
 def _rows(node: Node, pattern: str, default: Any) -> list[list[str]]:
     """One row per key at or below `pattern` (an agent entry's copies of agent settings as one row)."""
     rows = []
-    item = pattern.endswith(("[]", "{}"))  # an entry of a list or map: its parent's row says what it is
-    if not item and (not isinstance(node, Table) or "." in pattern):
-        shown = _default(node, default) if "[]" not in pattern and "{}" not in pattern else ""
-        rows.append([code(pattern), accepts(node), shown, configdocs.description(pattern) or ""])
+    if _has_row(node, pattern):
+        rows.append(
+            [code(pattern), accepts(node), _default(node, pattern, default), configdocs.description(pattern) or ""]
+        )
     for key, child in _children(node):
         below = default.get(key) if isinstance(default, dict) else None
-        rows += _rows(child, f"{pattern}{key}" if key.startswith(("{", "[")) else f"{pattern}.{key}", below)
+        rows += _rows(child, f"{pattern}{key}" if key in ("[]", "{}") else f"{pattern}.{key}", below)
     if pattern == configdocs.AGENT_ENTRY:
         shared = f"{configdocs.AGENT_ENTRY}.<setting>"
         rows.append([code(shared), "as in `agents.defaults`", "its `agents.defaults` value", _SHARED])
     return rows
+
+
+def _has_row(node: Node, pattern: str) -> bool:
+    """Every key has a row but a top-level table (its heading says it) and an entry of a list or
+    map (its parent's row says what the entries are)."""
+    return not pattern.endswith(("[]", "{}")) and (not isinstance(node, Table) or "." in pattern)
 
 
 _SHARED = "Any `agents.defaults` key, for this agent only: its entry is merged over `agents.defaults`."
@@ -91,7 +97,11 @@ def _check_words(check: valuechecks.Check) -> str:
     return schemas.CHECK_SHAPES[check].words
 
 
-def _default(node: Node, default: Any) -> str:
+def _default(node: Node, pattern: str, default: Any) -> str:
+    """The built-in default of a value, or of an empty mapping or list (entries of lists and maps
+    have none of their own)."""
+    if "[]" in pattern or "{}" in pattern:
+        return ""
     if not isinstance(node, Field) and not (isinstance(default, (list, dict)) and not default):
         return ""
     if default is None:

@@ -33,8 +33,9 @@ class Rule:
     """Declared user variables (name -> side), as `lint --config` reads them."""
 
 
-def _section(body: str, *, id: str = "house", order: int = 950, side: str = "stable", extra: str = "") -> str:
-    return f"---\nid: {id}\norder: {order}\nside: {side}\nmodes: [full]\n{extra}---\n{body}"
+def _section(body: str, *, name: str = "house", order: int = 950, extra: str = "") -> str:
+    """A stable full-mode section file: its metadata (`extra`: more keys), then `body`."""
+    return f"---\nid: {name}\norder: {order}\nside: stable\nmodes: [full]\n{extra}---\n{body}"
 
 
 HOUSE = "sections/house.md.j2"
@@ -109,7 +110,7 @@ RULES: tuple[Rule, ...] = (
         "A section nothing can make appear: its body renders nothing, or its `when` is false in every mode it lists.",
         {
             HOUSE: _section("{# nothing yet #}\n"),
-            "sections/later.md.j2": _section("## Later\n", id="later", order=951, extra="when: \"mode == 'none'\"\n"),
+            "sections/later.md.j2": _section("## Later\n", name="later", order=951, extra="when: \"mode == 'none'\"\n"),
         },
     ),
     Rule(
@@ -120,17 +121,17 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "Duplicate order",
         "Two sections with one `order`: the one in the user's dir is blamed, never the built-in.",
-        {HOUSE: _section("## House Rules\n"), "sections/shop.md.j2": _section("## Shop\n", id="shop")},
+        {HOUSE: _section("## House Rules\n"), "sections/shop.md.j2": _section("## Shop\n", name="shop")},
     ),
     Rule(
         "A template dir that contributes nothing",
         "A dir with no `*.md.j2` section and no partial, naming the files that look like templates.",
-        {"safety.j2": _section("## Safety\n", id="safety")},
+        {"safety.j2": _section("## Safety\n", name="safety")},
     ),
     Rule(
         "A section file that is not read",
         "A file beside real sections that starts with a metadata block but is not named `*.md.j2`.",
-        {HOUSE: _section("## House Rules\n"), "sections/shop.md": _section("## Shop\n", id="shop", order=951)},
+        {HOUSE: _section("## House Rules\n"), "sections/shop.md": _section("## Shop\n", name="shop", order=951)},
     ),
     Rule(
         "Syntax of a partial no section uses",
