@@ -42,6 +42,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--trace", type=Path, required=True, metavar="FILE", help="JSONL session trace (one event per turn)"
     )
     simulate.add_argument("--format", choices=["text", "json"], default="text", help="output format (default: text)")
+    simulate.add_argument(
+        "--html", type=Path, metavar="FILE", help="also write the per-turn timeline and the layouts compared, as HTML"
+    )
     add_input_flags(simulate)
     simulate.set_defaults(handler=_simulate)
     compare = sub.add_parser("diff", help="say which cache tiers two compiles do not share, and why")
@@ -66,9 +69,14 @@ def _no_command(_args: argparse.Namespace) -> int:
 
 def _simulate(args: argparse.Namespace) -> int:
     events = trace.load(args.trace)
-    replayed = replay.replay(request_from_args(args), events, args.trace)
+    request = request_from_args(args)
+    replayed = replay.replay(request, events, args.trace)
     data = report.document(replayed, report.simulate_all(replayed), str(args.trace))
     emit(payloads.dumps(data) if args.format == "json" else report.text(data), None)
+    if args.html is not None:
+        from ..features.report import simpage
+
+        emit(simpage.page(request, events, args.trace, replayed), args.html)
     return EXIT_OK
 
 

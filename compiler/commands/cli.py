@@ -18,6 +18,7 @@ from .base import EXIT_BAD_INPUT, EXIT_OK, Parser, print_error
 COMMANDS: dict[str, tuple[str, str]] = {
     "render": ("render", "compile the prompt"),
     "context": ("context", "report what goes into the prompt and how big it is"),
+    "report": ("report", "write the prompt map: an HTML page of where the prompt's tokens go"),
     "config": ("explain", "inspect resolved config"),
     "init": ("init", "seed a new workspace with default files"),
     "lint": ("lint", "check section templates: metadata, variables, reachability"),

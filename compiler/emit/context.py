@@ -4,12 +4,59 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from .._lib.frozen import thaw
 from ..model.prompt import Prompt
+from ..model.request import Request
 from ..model.workspace import BOOTSTRAP_FILE_NAMES, ContextFile
 from . import payloads, tokens
+
+
+@dataclass(frozen=True, slots=True)
+class ReadFrom:
+    """Where a compile's inputs were read from, for a report's header."""
+
+    workspace: str | None
+    """The directory the bootstrap files were read from; None when none were (none mode)."""
+    config_files: tuple[str, ...]
+    """The `--config` files (and `<stdin>`), lowest precedence first; the built-in defaults lie under them."""
+    overrides: int
+    """How many `--set KEY=VALUE` overrides were laid over them."""
+
+    @property
+    def shown_workspace(self) -> str:
+        """The workspace as a report names it."""
+        return self.workspace or "none read (none mode reads no workspace)"
+
+    @property
+    def shown_config(self) -> str:
+        """The config files and overrides as a report names them, lowest first."""
+        shown = (
+            f"{', '.join(self.config_files)} over the built-in defaults"
+            if self.config_files
+            else "the built-in defaults"
+        )
+        return shown + (f", then {plural(self.overrides, '--set override')}" if self.overrides else "")
+
+    def lines(self) -> list[str]:
+        """`Workspace: DIR` and `Config: ...`, as the text report's header shows them."""
+        return [f"Workspace: {self.shown_workspace}", f"Config: {self.shown_config}"]
+
+
+def read_from(request: Request, prompt: Prompt) -> ReadFrom:
+    """The workspace and config files `prompt` was compiled from (`request` made it)."""
+    files = every_file(prompt)
+    workspace = str(Path(files[0].path).parent) if files else None
+    labels = tuple(str(path) for path in request.config_paths) + tuple(layer.label for layer in request.config_layers)
+    return ReadFrom(workspace, labels, len(request.overrides))
+
+
+def plural(count: int, noun: str, nouns: str | None = None) -> str:
+    """`1 file`, `2 files` (`nouns`: the plural when it is not `noun` + s), the count with thousands separators."""
+    return f"{count:,} {noun if count == 1 else nouns or noun + 's'}"
 
 
 def report(prompt: Prompt, *, section_tokens: bool = True) -> dict[str, Any]:
@@ -25,7 +72,7 @@ def report(prompt: Prompt, *, section_tokens: bool = True) -> dict[str, Any]:
         "session": prompt.session,
         "mode": prompt.mode,
         "tokens": {"method": tokens.describe(model), "exact": exact},
-        "files": [_file(f) for f in every_file(prompt)],
+        "files": [_file(f, model) for f in every_file(prompt)],
         "sections": [
             {
                 "id": s.id,
@@ -93,21 +140,24 @@ def _grouped(reasons: Iterable[str]) -> dict[str, int]:
     return {reason: counts[reason] for reason in sorted(counts, key=lambda r: (-counts[r], r))}
 
 
-def _file(f) -> dict[str, Any]:
+def _file(f: ContextFile, model: str | None) -> dict[str, Any]:
     return {
         "name": f.name,
         "status": f.status,
         "reason": f.reason,
         "raw_chars": f.raw_chars,
         "injected_chars": f.injected_chars,
+        "tokens": token_count(f.text, model) if f.text else 0,
         "frontmatter": f.frontmatter is not None,
     }
 
 
-def format_text(prompt: Prompt, detail: bool = False) -> str:
-    """A readable report: files, sides, skills; `detail` adds every section and skill."""
+def format_text(prompt: Prompt, detail: bool = False, read: ReadFrom | None = None) -> str:
+    """A readable report: where its inputs came from (`read`), files, sides, skills; `detail`
+    adds every section and skill."""
     data = report(prompt, section_tokens=detail)
     lines = [f"Context for agent {prompt.agent}, session {prompt.session}, mode {prompt.mode}"]
+    lines += read.lines() if read is not None else []
     lines.append(f"Tokens: {data['tokens']['method']}")
     lines += ["", *_files_table(data)]
     lines += ["", *_sides(data)]
@@ -124,15 +174,18 @@ def format_text(prompt: Prompt, detail: bool = False) -> str:
 
 
 def _files_table(data: dict[str, Any]) -> list[str]:
-    rows = [("file", "status", "raw", "injected", "note")]
+    rows = [("file", "status", "raw", "injected", "tokens", "note")]
     for f in data["files"]:
         note = ", ".join(filter(None, [f["reason"], "frontmatter stripped" if f["frontmatter"] else None]))
-        rows.append((f["name"], f["status"], str(f["raw_chars"]), str(f["injected_chars"]), note))
-    totals = data["totals"]
-    rows.append(("total", "", str(totals["files_raw_chars"]), str(totals["files_injected_chars"]), ""))
+        rows.append((f["name"], f["status"], str(f["raw_chars"]), str(f["injected_chars"]), str(f["tokens"]), note))
+    t, file_tokens = data["totals"], sum(f["tokens"] for f in data["files"])
+    rows.append(("total", "", str(t["files_raw_chars"]), str(t["files_injected_chars"]), str(file_tokens), ""))
     s = data["settings"]
     budget = f"budget {s['bootstrapMaxChars']} per file, {s['bootstrapTotalMaxChars']} in total"
-    return [f"Bootstrap files (chars; {budget}):", *_table(rows, right={2, 3})]
+    return [
+        f"Bootstrap files (raw and injected characters, injected tokens; {budget}):",
+        *_table(rows, right={2, 3, 4}),
+    ]
 
 
 def _sides(data: dict[str, Any]) -> list[str]:
@@ -140,9 +193,16 @@ def _sides(data: dict[str, Any]) -> list[str]:
     share = t["stable_share"] * 100
     return [
         "Prompt:",
-        f"  stable    {t['stable_chars']:>8} chars  {t['stable_tokens']:>7} tokens  ({share:.1f}% of the prompt, cacheable)",
-        f"  volatile  {t['volatile_chars']:>8} chars  {t['volatile_tokens']:>7} tokens  ({100 - share:.1f}%)",
+        f"  stable    {_sized(t['stable_chars'], t['stable_tokens'])}  ({share:.1f}% of the prompt, cacheable)",
+        f"  volatile  {_sized(t['volatile_chars'], t['volatile_tokens'])}  ({100 - share:.1f}%)",
     ]
+
+
+def _sized(chars: int, token_total: int) -> str:
+    """`  72984 chars    29400 tokens`, the words agreeing with the counts."""
+    return (
+        f"{chars:>8} {'char ' if chars == 1 else 'chars'}  {token_total:>7} {'token' if token_total == 1 else 'tokens'}"
+    )
 
 
 def _sections_table(data: dict[str, Any]) -> list[str]:
@@ -195,8 +255,8 @@ def _table(rows: Sequence[tuple[str, ...]], right: set[int]) -> list[str]:
 
 
 def section_rows(prompt: Prompt) -> list[dict[str, Any]]:
-    """Every section in catalogue order with its fate, size, source file and the built-in it
-    replaces (`render --list-sections --format json`)."""
+    """Every section in catalogue order with its fate, order, size, source file and the built-in
+    it replaces (`render --list-sections --format json`)."""
     rendered = {s.id: s for s in prompt.sections}
     origins = {o.id: o for o in prompt.section_origins}
     rows = []
@@ -207,6 +267,7 @@ def section_rows(prompt: Prompt) -> list[dict[str, Any]]:
                 "id": section_id,
                 "active": active,
                 "why": why,
+                "order": origin.order if origin else None,
                 "side": section.side if section else None,
                 "chars": len(section.text) if section else 0,
                 "source": section.source if section else (origin.source if origin else None),
@@ -217,14 +278,17 @@ def section_rows(prompt: Prompt) -> list[dict[str, Any]]:
 
 
 def section_list(prompt: Prompt) -> str:
-    """One line per section in catalogue order: rendered or omitted and why, then where it comes
-    from (`--list-sections`)."""
+    """One line per section in catalogue order: rendered or omitted, its order, why, then where
+    it comes from (`--list-sections`)."""
     rows = section_rows(prompt)
     width = max(len(row["id"]) for row in rows)
+    order_width = max(len(str(row["order"])) for row in rows)
     lines = []
     for row in rows:
         state = "active" if row["active"] else "inactive"
-        detail = f"{row['why']}; {row['side']}, {row['chars']} chars" if row["active"] else row["why"]
+        size = plural(row["chars"], "char")
+        detail = f"{row['why']}; {row['side']}, {size}" if row["active"] else row["why"]
         source = f"{row['source']}, overrides {row['overrides']}" if row["overrides"] else row["source"]
-        lines.append(f"{row['id']:<{width}}  {state:<8}  {detail}  [{source}]\n")
+        order = f"order {row['order']!s:>{order_width}}"
+        lines.append(f"{row['id']:<{width}}  {state:<8}  {order}  {detail}  [{source}]\n")
     return "".join(lines)

@@ -116,7 +116,7 @@ def _check_for(base: Any, choices: tuple[str, ...], optional: bool) -> Convert:
     elif base is str:
         check = checks.one_line_text
     elif typing.get_origin(base) is tuple and typing.get_args(base)[0] is str:
-        check = checks.one_line_texts
+        check = each(checks.one_line_text, "strings")
     else:
         raise TypeError(f"no check can be derived for {base!r}: declare one")
     return checks.optional(check) if optional else check

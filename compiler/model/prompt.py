@@ -85,6 +85,8 @@ class SectionOrigin:
     """`builtin:<file>` or the user's template file."""
     overrides: str | None
     """`builtin:<file>` when the section replaces a built-in one with the same id, else None."""
+    order: int
+    """Its `order` metadata: where it sits in the prompt (lower first)."""
 
 
 @dataclass(frozen=True, slots=True)

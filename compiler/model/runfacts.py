@@ -132,7 +132,6 @@ class RunFacts:
     capabilities: tuple[str, ...] = fact(
         (),
         doc="Channel capabilities (templates see them lowercased, deduplicated, sorted).",
-        check=each(checks.one_line_text, "strings"),
         side="volatile",
         variable=canonical_capabilities,
         replay=_VOLATILE,
@@ -190,7 +189,6 @@ class RunFacts:
     owners: tuple[str, ...] = fact(
         (),
         doc="Allowlisted sender ids (templates see them in the order given, trimmed, duplicates dropped).",
-        check=each(checks.one_line_text, "strings"),
         side="volatile",
         variable=_owners,
         replay=_VOLATILE,
@@ -249,7 +247,6 @@ class RunFacts:
     message_tool_hints: tuple[str, ...] = fact(
         (),
         doc="Extra lines the channel adds to the message-tool guidance.",
-        check=each(checks.one_line_text, "strings"),
         side="volatile",
         variable=_hints,
         replay=_VOLATILE,

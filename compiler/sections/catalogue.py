@@ -99,7 +99,7 @@ def scan(
             problems.append(_contributes_nothing(directory))
     specs = sorted(_effective(user_specs, builtins), key=lambda spec: spec.order)
     problems += _duplicate_orders(specs)
-    origins = tuple(SectionOrigin(spec.id, spec.label, spec.overrides) for spec in specs)
+    origins = tuple(SectionOrigin(spec.id, spec.label, spec.overrides, spec.order) for spec in specs)
     return Catalogue(tuple(specs), partials, origins, misplaced_notes(template_dirs)), problems
 
 

@@ -1,10 +1,12 @@
-"""`promptc context` (emit/context.py): a row for every bootstrap file, the filtered ones with their
-filter; skill counts with the reasons grouped; a look that records no state; no name a
+"""`promptc context` (emit/context.py): a header naming the workspace and config files, a row for
+every bootstrap file with its tokens, the filtered ones with their filter; skill counts with the
+reasons grouped; the section list with each order; a look that records no state; no name a
 diagnostic quotes can forge a line of the report."""
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -124,15 +126,18 @@ def test_section_token_counts_are_made_only_where_they_are_shown(run_cli, make_w
     from promptc.emit import tokens
 
     workspace = make_workspace({"AGENTS.md": "# Rules\n\nAsk first.\n"})
+    data = json.loads(run_cli("context", "--workspace", workspace, "--format", "json")[1])
+    injected = sum(1 for f in data["files"] if f["injected_chars"])
     counted: list[str] = []
     real = tokens.count_for
     monkeypatch.setattr(tokens, "count_for", lambda text, model: counted.append(text) or real(text, model))
     code, out, _ = run_cli("context", "--workspace", workspace)
     assert code == 0 and "Sections:" not in out
-    assert len(counted) == 2  # the stable and the volatile part: no section is shown
+    # The stable and the volatile part, and each injected file (its row shows its tokens): no section.
+    assert len(counted) == 2 + injected and "# Rules\n\nAsk first." in counted
     counted.clear()
     code, out, _ = run_cli("context", "--workspace", workspace, "--detail")
-    assert code == 0 and "Sections:" in out and len(counted) > 2
+    assert code == 0 and "Sections:" in out and len(counted) > 2 + injected
     code, out, _ = run_cli("context", "--workspace", workspace, "--format", "json")
     assert code == 0 and all("tokens" in section for section in json.loads(out)["sections"])
 
@@ -162,3 +167,63 @@ def test_a_skill_directory_name_cannot_forge_a_line_in_the_context_report(run_cl
     assert "  - needy (ineligible: binaries not on PATH: x\\npromptc: error: forged)" in out.splitlines()
     code, out, _ = run_cli("render", "--workspace", ws, "--no-state")
     assert "<name>bad&#10;promptc: error: forged\ufffd[2J-named</name>" in out  # the prompt keeps the name
+
+
+def test_the_header_names_the_workspace_and_every_config_file(run_cli, make_workspace, write_yaml):
+    ws = make_workspace({"SOUL.md": "calm\n"})
+    first = write_yaml("a.yaml", "agents:\n  defaults:\n    bootstrapMaxChars: 9000\n")
+    second = write_yaml("b.yaml", "agents:\n  defaults:\n    bootstrapTotalMaxChars: 30000\n")
+    out = run_cli(
+        "context", "--workspace", ws, "--config", first, "--config", second, "--set", "agents.defaults.userTimezone=UTC"
+    )[1]
+    lines = out.splitlines()
+    assert lines[1:3] == [
+        f"Workspace: {ws.resolve()}",
+        f"Config: {first}, {second} over the built-in defaults, then 1 --set override",
+    ]
+    assert "budget 9000 per file, 30000 in total" in out  # the files named are the ones read
+    bare = run_cli("context", "--workspace", ws)[1].splitlines()
+    assert bare[1:3] == [f"Workspace: {ws.resolve()}", "Config: the built-in defaults"]
+    none = run_cli("context", "--mode", "none")[1].splitlines()
+    assert none[1] == "Workspace: none read (none mode reads no workspace)"
+
+
+def test_every_file_row_has_the_tokens_of_what_is_injected(run_cli, make_workspace):
+    from promptc.emit import tokens
+
+    soul, user = "Calm and kind; speaks plainly.\n", "她喜欢喝茶，也喜欢在早上散步。\n" * 40
+    ws = make_workspace({"SOUL.md": soul, "USER.md": user})
+    out = run_cli("context", "--workspace", ws)[1]
+    rows = {line.split()[0]: line.split() for line in out.splitlines() if line.startswith("  ") and ".md" in line}
+    header = next(line.split() for line in out.splitlines() if line.startswith("  file "))
+    column = header.index("tokens")
+    assert int(rows["SOUL.md"][column]) == tokens.count_for(soul.rstrip(), None) > 0
+    assert int(rows["USER.md"][column]) == tokens.count_for(user.rstrip(), None)
+    assert int(rows["USER.md"][column]) < len(user.rstrip())  # Chinese text: fewer tokens than characters
+    missing = [r for name, r in rows.items() if r[1] == "missing"]
+    total = next(line.split() for line in out.splitlines() if line.startswith("  total"))
+    injected = {name: r for name, r in rows.items() if r[1] in ("ok", "missing")}
+    assert int(total[3]) == sum(int(r[column]) for r in injected.values()) and missing
+
+
+def test_list_sections_shows_each_sections_order(run_cli, make_workspace):
+    from promptc._lib.resources import templates_root
+
+    ws = make_workspace({})
+    text = run_cli("render", "--workspace", ws, "--list-sections")[1]
+    data = json.loads(run_cli("render", "--workspace", ws, "--list-sections", "--format", "json")[1])
+    for section in ("safety", "runtime", "model_identity"):
+        source = (templates_root() / "sections" / f"{section}.md.j2").read_text(encoding="utf-8")
+        order = int(next(line.split(":")[1] for line in source.splitlines() if line.startswith("order:")))
+        line = next(line for line in text.splitlines() if line.startswith(section + " "))
+        assert re.search(rf"\b(active|inactive) +order +{order}  ", line), line
+        assert next(row for row in data if row["id"] == section)["order"] == order
+
+
+def test_a_one_character_section_says_char_not_chars(run_cli, make_workspace, tmp_path):
+    templates = tmp_path / "tpl"
+    templates.mkdir()
+    (templates / "tiny.md.j2").write_text("---\nid: tiny\norder: 955\nside: stable\nmodes: [full]\n---\nx\n")
+    listing = run_cli("render", "--workspace", make_workspace({}), "--templates", templates, "--list-sections")[1]
+    line = next(line for line in listing.splitlines() if line.startswith("tiny "))
+    assert "; stable, 1 char  [" in line

@@ -212,6 +212,7 @@ def test_list_sections_as_json_has_source_and_overrides_for_every_section(run_cl
         "id": "house_rules",
         "active": True,
         "why": "mode full",
+        "order": 950,
         "side": "stable",
         "chars": len("## Rules\nNo shouting."),
         "source": str(templates / "house_rules.md.j2"),

@@ -131,7 +131,9 @@ def test_a_once_notice_record_keeps_other_session_keys_byte_for_byte(tmp_path: P
     session = tmp_path / "session.json"
     session.write_text(original, encoding="utf-8")
     ws = _workspace(tmp_path)
-    code, out, err = _cli("render", "--workspace", ws, "--session-state", session, *ONCE, "--out", tmp_path / "o.txt")
+    code, out, err = _cli(
+        "render", "--quiet", "--workspace", ws, "--session-state", session, *ONCE, "--out", tmp_path / "o.txt"
+    )
     assert (code, out, err) == (0, "", "")
     written = session.read_text(encoding="utf-8")
     assert written.startswith(original[:-1] + ",")
@@ -205,7 +207,15 @@ def test_any_session_object_is_kept_byte_for_byte_when_a_signature_is_recorded(o
         session = root / "session.json"
         session.write_bytes(original.encode("utf-8", "surrogatepass"))
         code, _, err = _cli(
-            "render", "--workspace", _workspace(root), "--session-state", session, *ONCE, "--out", root / "o.txt"
+            "render",
+            "--quiet",
+            "--workspace",
+            _workspace(root),
+            "--session-state",
+            session,
+            *ONCE,
+            "--out",
+            root / "o.txt",
         )
         assert (code, err) == (0, "")
         written = session.read_bytes().decode("utf-8")
@@ -241,7 +251,9 @@ def test_any_state_file_content_gives_a_prompt_or_one_error_line(workspace_state
             compile_pending(Request(workspace=ws, session_state=session))
         except PromptcError as error:
             assert "\n" not in str(error)
-        code, out, err = _cli("render", "--workspace", ws, "--session-state", session, *ONCE, "--out", root / "o.txt")
+        code, out, err = _cli(
+            "render", "--quiet", "--workspace", ws, "--session-state", session, *ONCE, "--out", root / "o.txt"
+        )
         assert out == "" and "internal error" not in err, err
         if code == 2:
             assert ONE_ERROR.fullmatch(err), err

@@ -1,0 +1,126 @@
+"""The warnings summary `render` prints on standard error (features/report/summary.py): cut files
+with their sizes, skipped SKILL.md files grouped by why, skills left out of the list, cut skill
+descriptions, ignored OpenClaw keys and template-like files that are not read; never on stdout,
+never changing the exit code, and nothing at all with `--quiet`."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+
+import pytest
+
+from support.paths import CORPUS, EXAMPLES
+from support.skills import skill_md
+
+OKBEST = CORPUS / "okbest2024-backup"
+HINT = "promptc: `promptc context` with the same flags shows every file and skill; --quiet hides these warnings\n"
+
+
+def _warnings(err: str) -> list[str]:
+    assert err.endswith(HINT)
+    lines = err.splitlines()
+    assert all(line.startswith("promptc: warning: ") for line in lines[:-1])
+    return [line.removeprefix("promptc: warning: ") for line in lines[:-1]]
+
+
+def test_a_cut_file_is_named_with_its_size_before_and_after(run_cli, make_workspace):
+    soul = "".join(f"line {i} of my soul\n" for i in range(3000))
+    ws = make_workspace({"SOUL.md": soul})
+    code, out, err = run_cli("render", "--workspace", ws)
+    injected = next(
+        f
+        for f in json.loads(run_cli("context", "--workspace", ws, "--format", "json")[1])["files"]
+        if f["name"] == "SOUL.md"
+    )
+    assert code == 0 and injected["injected_chars"] <= 20000
+    assert _warnings(err) == [
+        f"SOUL.md cut from {len(soul.rstrip()):,} to {injected['injected_chars']:,} characters (per-file limit)"
+    ]
+    assert run_cli("render", "--workspace", ws, "--quiet") == (0, out, "")
+
+
+def test_skipped_skill_files_are_grouped_and_other_skill_notes_kept(run_cli, make_workspace, write_yaml, tmp_path):
+    files = {f"skills/bare{i}/SKILL.md": "# no frontmatter\n" for i in range(3)}
+    files["skills/nodesc/SKILL.md"] = "---\nname: nodesc\n---\n"
+    files["skills/ok/SKILL.md"] = skill_md("ok", "fine")
+    ws = make_workspace(files)
+    missing = tmp_path / "not-there"
+    config = write_yaml("extra.yaml", f"skills:\n  load:\n    extraDirs: [{missing}]\n")
+    code, _, err = run_cli("render", "--workspace", ws, "--config", config)
+    assert code == 0
+    assert _warnings(err) == [
+        "4 SKILL.md files skipped (no frontmatter: 3, no description: 1)",
+        f"{missing}: skills.load.extraDirs entry is not a directory",
+    ]
+
+
+def test_skills_left_out_of_the_list_and_cut_descriptions_are_counted(run_cli, make_workspace, write_yaml):
+    files = {f"skills/s{i:02}/SKILL.md": skill_md(f"s{i:02}", f"does R&D thing <{i}> " * 12) for i in range(40)}
+    ws = make_workspace(files)
+    config = write_yaml("small.yaml", "skills:\n  limits:\n    maxSkillsPromptChars: 9000\n    maxSkillsInPrompt: 30\n")
+    code, out, err = run_cli("render", "--workspace", ws, "--config", config)
+    data = json.loads(run_cli("context", "--workspace", ws, "--config", config, "--format", "json")[1])
+    listed = data["skills_summary"]["listed"]
+    shortened = int(re.search(r"descriptions shortened to (\d+) characters", data["skills_note"]).group(1))
+    descriptions = [html.unescape(d) for d in re.findall(r"<description>(.*?)</description>", out)]
+    assert code == 0 and len(descriptions) == listed and all(len(d) <= shortened for d in descriptions)
+    assert _warnings(err) == [
+        f"{40 - listed} eligible skills left out of the skills list ({', '.join(f'{k}: {v}' for k, v in data['skills_summary']['not_listed'].items())})",
+        f"{listed} skill descriptions cut to at most {max(map(len, descriptions))} characters to fit the skills budget",
+    ]
+
+
+def test_descriptions_left_out_altogether_are_said_so(run_cli, make_workspace, write_yaml):
+    ws = make_workspace(
+        {f"skills/s{i:02}/SKILL.md": skill_md(f"s{i:02}", "a long description " * 12) for i in range(30)}
+    )
+    config = write_yaml("tiny.yaml", "skills:\n  limits:\n    maxSkillsPromptChars: 5000\n")
+    code, out, err = run_cli("render", "--workspace", ws, "--config", config)
+    assert code == 0 and "<description>" not in out and out.count("<skill>") == 30
+    assert _warnings(err) == ["the descriptions of all 30 listed skills left out to fit the skills budget"]
+
+
+def test_ignored_openclaw_keys_and_unread_template_files_are_said(run_cli, tmp_path):
+    templates = tmp_path / "tpl"
+    templates.mkdir()
+    (templates / "house.md.j2").write_text("---\nid: house\norder: 950\nside: stable\nmodes: [full]\n---\nHouse.\n")
+    (templates / "persona_reminder.j2").write_text(
+        "---\nid: persona_reminder\norder: 960\nside: stable\nmodes: [full]\n---\nBe kind.\n"
+    )
+    openclaw = tmp_path / "openclaw.json"
+    openclaw.write_text('{"gateway": {"port": 1}, "agents": {"defaults": {"model": "x"}}}\n')
+    code, _, err = run_cli(
+        "render", "--workspace", EXAMPLES / "workspace", "--templates", templates, "--config", openclaw
+    )
+    warnings = _warnings(err)
+    assert code == 0 and len(warnings) == 2
+    assert warnings[0].startswith(
+        f"{openclaw}: OpenClaw settings promptc does not use were accepted unchecked: gateway"
+    )
+    assert warnings[1].startswith(f"{templates / 'persona_reminder.j2'}: has section metadata but is not read as one")
+
+
+def test_a_clean_compile_prints_nothing_on_stderr(run_cli, make_workspace):
+    assert run_cli("render", "--workspace", make_workspace({"SOUL.md": "calm\n"}))[2] == ""
+
+
+def test_the_summary_follows_an_output_written_to_a_file(run_cli, make_workspace, tmp_path):
+    ws = make_workspace({"SOUL.md": "x\n" * 15000})
+    code, out, err = run_cli("render", "--workspace", ws, "--out", tmp_path / "prompt.txt")
+    assert (code, out) == (0, "") and _warnings(err)[0].startswith("SOUL.md cut from 29,999 to ")
+    assert (tmp_path / "prompt.txt").read_text(encoding="utf-8") == run_cli("render", "--workspace", ws, "--quiet")[1]
+
+
+@pytest.mark.skipif(not OKBEST.is_dir(), reason="the corpus is not checked out beside the repo")
+def test_okbest_prints_the_summary_and_the_same_stdout_as_quiet(run_cli):
+    loud = run_cli("render", "--workspace", OKBEST)
+    quiet = run_cli("render", "--workspace", OKBEST, "--quiet")
+    assert (loud[0], loud[1]) == (quiet[0], quiet[1]) == (0, quiet[1]) and quiet[2] == ""
+    warnings = _warnings(loud[2])
+    # This workspace: MEMORY.md 98,507 -> 18,010 characters, 14 SKILL.md files skipped, 83 descriptions cut to 23.
+    assert warnings[0] == "MEMORY.md cut from 98,507 to 18,010 characters (per-file limit)"
+    assert warnings[1].startswith("14 SKILL.md files skipped (")
+    assert warnings[2] == "83 skill descriptions cut to at most 23 characters to fit the skills budget"
+    assert len(warnings) == 3  # each skipped skill's own diagnostic is in `promptc context`, not here
