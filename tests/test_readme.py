@@ -1,8 +1,10 @@
-"""The README stays true: every Python snippet runs, the pipeline diagram names real functions, and
-the template authoring example renders, and fails, as the README shows."""
+"""The README and the documentation pages stay true: the README is short, its commands are what CI
+runs, its pipeline lists the calls `run_stages` makes in the order it makes them, and every Python
+snippet of the README and of docs/ runs (the provider SDKs pointed at a local server)."""
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 import shutil
@@ -14,25 +16,31 @@ import pytest
 from support.paths import REPO
 
 README = (REPO / "README.md").read_text(encoding="utf-8")
-SNIPPETS = re.findall(r"```python\n(.*?)```", README, flags=re.DOTALL)
-PACKAGE = REPO / "compiler"
+PAGES = [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
+SNIPPETS = [
+    (page.relative_to(REPO).as_posix(), snippet)
+    for page in PAGES
+    for snippet in re.findall(r"```python\n(.*?)```", page.read_text(encoding="utf-8"), flags=re.DOTALL)
+]
 
 
-def _section(title: str) -> str:
-    start = README.index(title)
-    end = README.find("\n## ", start + len(title))
-    return README[start : end if end != -1 else len(README)]
+def test_the_readme_is_short_and_its_commands_are_what_ci_runs():
+    assert len(README.splitlines()) <= 200
+    blocks = re.findall(r"```sh\n(.*?)\n```", README, flags=re.DOTALL)
+    assert blocks[0] == "pip install . && promptc render --config examples/config.yaml --run examples/run.yaml"
+    ci = (REPO / ".ci" / "run").read_text(encoding="utf-8").strip().splitlines()[-1]
+    assert blocks[1] == ci
 
 
-def test_the_readme_has_snippets_for_the_api_and_every_sdk():
-    joined = "\n".join(SNIPPETS)
-    assert len(SNIPPETS) >= 5
-    for call in ("messages.create", "chat.completions.create", "responses.create", ".converse("):
+def test_the_snippets_cover_the_api_and_every_sdk():
+    joined = "\n".join(snippet for _, snippet in SNIPPETS)
+    assert len(SNIPPETS) >= 7 and any(page == "README.md" for page, _ in SNIPPETS)
+    for call in ("messages.create", "chat.completions.create", "responses.create", ".converse(", "Compiler("):
         assert call in joined, call
 
 
-@pytest.mark.parametrize("index", range(len(SNIPPETS)))
-def test_every_python_snippet_in_the_readme_runs(index, server, tmp_path):
+@pytest.mark.parametrize("index", range(len(SNIPPETS)), ids=lambda i: f"{SNIPPETS[i][0]}-{i}")
+def test_every_python_snippet_runs(index, server, tmp_path):
     url, seen = server
     shutil.copytree(REPO / "examples", tmp_path / "examples")
     env = {
@@ -48,7 +56,7 @@ def test_every_python_snippet_in_the_readme_runs(index, server, tmp_path):
         "AWS_SHARED_CREDENTIALS_FILE": str(tmp_path / "no-aws-creds"),
         "AWS_EC2_METADATA_DISABLED": "true",
     }
-    snippet = SNIPPETS[index]
+    snippet = SNIPPETS[index][1]
     done = subprocess.run([sys.executable, "-c", snippet], cwd=tmp_path, env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     calls_a_provider = re.search(r"\.(create|converse)\(", snippet) is not None
@@ -57,64 +65,71 @@ def test_every_python_snippet_in_the_readme_runs(index, server, tmp_path):
         assert "system" in seen[-1][1] or "messages" in seen[-1][1] or "instructions" in seen[-1][1]
 
 
-def test_the_pipeline_diagram_names_real_functions():
-    diagram = re.search(r"## How a prompt is put together\n\n```\n(.*?)```", README, flags=re.DOTALL)
-    assert diagram is not None
-    steps = re.findall(r"\b([a-z]+)/([a-z_]+)\.([a-z_]+)\b", diagram.group(1))
-    assert len(steps) >= 8
-    for folder, module, function in steps:
-        source = (PACKAGE / folder / f"{module}.py").read_text(encoding="utf-8")
-        assert re.search(rf"^def {function}\(", source, flags=re.MULTILINE), f"{folder}/{module}.{function}"
+# --------------------------------------------------------------------------- the pipeline
+
+PIPELINE = REPO / "compiler" / "pipeline.py"
+HELPERS = ("_workspace_half", "_assemble")
+"""Functions of the pipeline module that run stages for `run_stages`: their calls count as its own."""
 
 
-# --------------------------------------------------------------------------- the Template authoring example
-
-AUTHORING = README[README.index("## Template authoring") : README.index("## Guard rails for template authors")]
-"""(Cut by hand: the example's own templates hold `## ` headings.)"""
-
-
-def _authoring_example(root) -> str:
-    """Write the example's files under `root` (with the examples folder) and return its command."""
-    shutil.copytree(REPO / "examples", root / "examples")
-    files = re.findall(r"\*\*`([^`]+)`\*\*\n\n```\w+\n(.*?)```", AUTHORING, flags=re.DOTALL)
-    assert [name for name, _ in files] == [
-        "config.yaml",
-        "mytemplates/sections/house_rules.md.j2",
-        "mytemplates/partials/rules.md.j2",
-        "mytemplates/partials/format.md.j2",
-        "mytemplates/sections/on_call.md.j2",
-    ]
-    for name, text in files:
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text, encoding="utf-8")
-    command = re.search(r"```sh\n(promptc render .*?)\n```", AUTHORING).group(1)
-    return command
+def _dotted(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = _dotted(node.value)
+        return None if base is None else f"{base}.{node.attr}"
+    return None
 
 
-def test_the_template_authoring_example_renders_what_the_readme_shows(run_cli, tmp_path, monkeypatch):
-    command = _authoring_example(tmp_path)
-    monkeypatch.chdir(tmp_path)
-    code, out, err = run_cli(*command.split()[1:])
-    assert (code, err) == (0, "")
-    shown = re.search(r"```text\n(## House Rules\n.*?)```", AUTHORING, flags=re.DOTALL).group(1)
-    stable, volatile = out.split("<!-- PROMPT_CACHE_BOUNDARY -->")
-    assert shown.rstrip("\n") + "\n\n## " in stable  # the whole section, then the next one
-    assert "Staff on call today: Rita." in volatile and "Rita" not in stable
-    sections = run_cli(*command.split()[1:], "--list-sections")[1]
-    assert "[mytemplates/sections/house_rules.md.j2]" in sections
+def stage_calls() -> list[str]:
+    """Every `module.function(...)` and `src.reader(...)` call `run_stages` makes, in source order,
+    with the calls of its stage-running helpers in their place."""
+    tree = ast.parse(PIPELINE.read_text(encoding="utf-8"))
+    functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
+
+    def calls(name: str) -> list[str]:
+        found = sorted(
+            (node for node in ast.walk(functions[name]) if isinstance(node, ast.Call)),
+            key=lambda node: (node.lineno, node.col_offset),
+        )
+        ordered: list[str] = []
+        for node in found:
+            dotted = _dotted(node.func)
+            if dotted in HELPERS:
+                ordered += calls(dotted)
+            elif dotted is not None and "." in dotted:
+                ordered.append(dotted)
+        return ordered
+
+    return calls("run_stages")
 
 
-def test_the_template_authoring_mistake_gives_the_error_the_readme_shows(run_cli, tmp_path, monkeypatch):
-    command = _authoring_example(tmp_path)
-    section = tmp_path / "mytemplates" / "sections" / "house_rules.md.j2"
-    section.write_text(section.read_text(encoding="utf-8").replace("vars.company", "vars.compny"), encoding="utf-8")
-    monkeypatch.chdir(tmp_path)
-    code, out, err = run_cli(*command.split()[1:])
-    shown = re.search(r"```text\n(promptc: error: .*?)\n```", AUTHORING).group(1)
-    assert (code, out, err) == (2, "", shown + "\n")
-    lint = run_cli("lint", "--templates", "mytemplates", "--config", "config.yaml")
-    assert (
-        lint[0] == 1
-        and "mytemplates/sections/house_rules.md.j2:9:" in lint[1]
-        and "did you mean 'vars.company'?" in lint[1]
-    )
+def _diagram() -> list[str]:
+    found = re.search(r"## How a prompt is put together\n\n```\n(.*?)```", README, flags=re.DOTALL)
+    assert found is not None
+    return [line.split("->")[0].split()[-1] for line in found.group(1).splitlines()]
+
+
+def test_the_pipeline_lists_run_stages_calls_in_their_order():
+    listed, made = _diagram(), stage_calls()
+    assert len(listed) >= 14
+    position = 0
+    for call in listed:
+        assert call in made[position:], f"{call} is not a call of run_stages after {made[position - 1]}"
+        position = made.index(call, position) + 1
+
+
+def test_the_pipeline_names_every_stage_module_run_stages_calls():
+    """Every module (and every `src` reader that reads the workspace, the skills or the
+    templates) that `run_stages` calls is on a line of its own."""
+    listed = set(_diagram())
+    modules = {call.split(".")[0] for call in stage_calls() if not call.startswith("src.")}
+    assert modules <= {call.split(".")[0] for call in listed}, sorted(modules)
+    readers = {"src.config", "src.bootstrap_files", "src.skills", "src.sections", "src.renderer.render"}
+    assert readers <= listed
+
+
+def test_the_pipeline_check_finds_a_stage_left_out_or_out_of_order():
+    made = stage_calls()
+    assert made.index("providers.resolve") < made.index("catalogue.select") < made.index("cache_tiers.layout")
+    assert "harness.route" in made and "uservars.resolve" in made and "budget.apply" in made

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from .._lib.errors import PromptcError, UsageError
 
@@ -15,7 +15,22 @@ EXIT_OK, EXIT_FOUND, EXIT_BAD_INPUT = 0, 1, 2
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse that raises instead of exiting, so the front end decides the exit code."""
+    """argparse that raises instead of exiting, so the front end decides the exit code; it keeps
+    its subcommands' parsers, for the CLI reference."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.subcommand_groups: list[Any] = []
+        """What `add_subparsers` returned: each group's `choices` maps a subcommand to its parser."""
+
+    def add_subparsers(self, **kwargs: Any) -> Any:
+        group = super().add_subparsers(**kwargs)
+        self.subcommand_groups.append(group)
+        return group
+
+    def subcommands(self) -> dict[str, argparse.ArgumentParser]:
+        """Every subcommand's parser by name, in the order they were added."""
+        return {name: parser for group in self.subcommand_groups for name, parser in group.choices.items()}
 
     def error(self, message: str) -> NoReturn:
         raise UsageError(message)

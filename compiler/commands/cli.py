@@ -26,6 +26,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "bundle": ("bundle", "compile every variant of a matrix into a content-addressed bundle"),
     "cache": ("cache", "simulate provider prompt caches over a session trace; say why a cache tier changed"),
     "transcript": ("transcript", "repair or sanitise stored session transcripts"),
+    "schema": ("schema", "print the JSON Schema of a file promptc reads, for editors"),
 }
 """Command name -> (module in this package, one-line help), in the order `--help` lists them."""
 
@@ -113,3 +114,9 @@ def command_parser(name: str) -> argparse.ArgumentParser:
     parser = Parser(prog=f"promptc {name}", description=summary)
     importlib.import_module(f"{__package__}.{module_name}").configure(parser)
     return parser
+
+
+def command_parsers() -> list[argparse.ArgumentParser]:
+    """Every command's parser, in the order `--help` lists them, for the command reference (each
+    command's module is imported)."""
+    return [command_parser(name) for name in COMMANDS]

@@ -1,4 +1,5 @@
-"""`promptc config explain KEY`: a config value and the layer (file:line) it came from."""
+"""`promptc config explain KEY`: a config value and the layer (file:line) it came from; `promptc
+config show`: the whole resolved config of one agent."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import argparse
 import sys
 
 from ..emit import payloads
+from ..features import configshow
 from ..inputs import explain, layers
 from .common import EXIT_BAD_INPUT, EXIT_OK, add_config_flags, config_sources
 
@@ -26,6 +28,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="the agent's effective value of an agent setting (agents.defaults.X, or X alone; default: the default agent)",
     )
     command.set_defaults(handler=run)
+    shown = sub.add_parser("show", help="show the resolved config of one agent")
+    add_config_flags(shown)
+    shown.add_argument("--agent", metavar="ID", help="the agent (default: the first agents.list entry, or main)")
+    shown.add_argument(
+        "--format", choices=configshow.FORMATS, default="yaml", help="output format: yaml or json (default: yaml)"
+    )
+    shown.add_argument("--origins", action="store_true", help="name the layer (file:line:col) of every value")
+    shown.set_defaults(handler=show)
 
 
 def _group_help(parser: argparse.ArgumentParser) -> int:
@@ -42,4 +52,12 @@ def run(args: argparse.Namespace) -> int:
     if found.looked_up != found.key:
         print(f"  as {found.looked_up}")
     print(f"  from {found.origin}")
+    return EXIT_OK
+
+
+def show(args: argparse.Namespace) -> int:
+    """Print the resolved config."""
+    paths, stdin_layers = config_sources(args.config)
+    configs = layers.load(paths, args.overrides, stdin_layers)
+    sys.stdout.write(configshow.show(configs, args.agent, args.format, args.origins))
     return EXIT_OK

@@ -293,7 +293,7 @@ def _variable_problem(source: _Source, name: str) -> str | None:
     if side is None:
         close = difflib.get_close_matches(name, [*STABLE, *VOLATILE], n=1)
         hint = f"; did you mean '{close[0]}'?" if close else ""
-        return f"undefined variable '{name}'{through} (not declared in compiler/sections/variables.py{hint})"
+        return f"undefined variable '{name}'{through} (not a template variable; the Template variables page of the docs lists them{hint})"
     if side == "volatile" and source.spec.side == "stable":
         return (
             f"stable section '{source.spec.id}' reads volatile variable '{name}'{through};"

@@ -16,6 +16,7 @@ from typing import Any
 
 from .._lib.errors import ConfigError
 from . import configkeys, schema
+from .configkeys import MapOf, Node, Table
 from .layers import ConfigSet, Origin, default_agent_id, find_agent, merge
 
 AGENT_KEYS = frozenset(configkeys.AGENT_ENTRY.fields) - {"id"}
@@ -178,3 +179,58 @@ def _bracket_hint(known: Mapping[str, Any], path: tuple, depth: int) -> str:
         if joined in known:
             return f"; a key with dots or slashes goes in brackets: {show_key(path[:depth] + (joined,) + path[depth + end :])}"
     return ""
+
+
+# --------------------------------------------------------------------------- the whole resolved config
+
+
+@dataclass(frozen=True, slots=True)
+class Resolved:
+    """The config one agent is compiled with, every value with the layer that set it."""
+
+    agent: str
+    """The agent."""
+    tree: dict[str, Any]
+    """Every key promptc reads; `agents.defaults`, `skills.limits` and `prompt.values` hold the
+    agent's effective values (its `agents.list` entry merged over them), and `agents.list` is left
+    out. OpenClaw settings promptc does not use are left out too."""
+    origins: dict[tuple[Any, ...], Origin]
+    """The layer of each value that is not a non-empty mapping, by its key path."""
+
+
+def resolved(configs: ConfigSet, agent: str | None = None) -> Resolved:
+    """The resolved config of `agent` (None: the default agent), with each value's origin as
+    `config explain` gives it."""
+    tree = configs.tree
+    entries = tree["agents"]["list"]
+    agent = agent or default_agent_id(entries)
+    entry = find_agent(configs, entries, agent)
+    view = {
+        **tree,
+        "agents": {"defaults": merge(tree["agents"]["defaults"], {k: v for k, v in entry.items() if k != "id"})},
+    }
+    for (table, key), entry_key in configkeys.AGENT_OVERRIDES.items():
+        view[table] = {**tree[table], key: merge(tree[table][key], entry.get(entry_key, {}))}
+    shown = _known(configkeys.SCHEMA, view)
+    origins = {path: explain(configs, show_key(path), agent).origin for path in _leaves(shown, ())}
+    return Resolved(agent, shown, origins)
+
+
+def _known(node: Node, value: Any) -> Any:
+    """`value` with only the keys the schema declares (a map's keys are all declared)."""
+    if isinstance(node, Table) and isinstance(value, dict):
+        return {key: _known(node.fields[key], item) for key, item in value.items() if key in node.fields}
+    if isinstance(node, MapOf) and isinstance(value, dict):
+        return {key: _known(node.value, item) for key, item in value.items()}
+    return value
+
+
+def _leaves(tree: Mapping[str, Any], path: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+    """The key path of every value in `tree` that is not a non-empty mapping."""
+    found = []
+    for key, value in tree.items():
+        if isinstance(value, dict) and value:
+            found += _leaves(value, path + (key,))
+        else:
+            found.append(path + (key,))
+    return found

@@ -104,10 +104,14 @@ class _Reader:
         return layer
 
 
+DEFAULTS = "defaults"
+"""The label of the built-in defaults layer."""
+
+
 def load_defaults(read: _Reader | None = None) -> Layer:
     """The built-in defaults layer."""
     path = resources.templates_root() / "defaults.yaml"
-    return (read or _Reader(UNRECORDED, {})).layer(path, "defaults", Path.cwd())
+    return (read or _Reader(UNRECORDED, {})).layer(path, DEFAULTS, Path.cwd())
 
 
 def load_file(path: Path, read: _Reader | None = None) -> Layer:

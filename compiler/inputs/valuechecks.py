@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from .._lib import checks
@@ -64,13 +65,21 @@ def string_list(value: Any) -> str | None:
     return None
 
 
-def choice(*choices: str) -> Check:
-    def check(value: Any) -> str | None:
-        if as_choice(value) in choices:
-            return None
-        return f"expected one of {', '.join(choices)}; got {describe(value)}"
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """One of a few words; YAML's `on` / `off` booleans and bare numbers read as the words."""
 
-    return check
+    choices: tuple[str, ...]
+    """The words allowed, in the order messages list them."""
+
+    def __call__(self, value: Any) -> str | None:
+        if as_choice(value) in self.choices:
+            return None
+        return f"expected one of {', '.join(self.choices)}; got {describe(value)}"
+
+
+def choice(*choices: str) -> Check:
+    return Choice(choices)
 
 
 def as_choice(value: Any) -> str:

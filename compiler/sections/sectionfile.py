@@ -22,7 +22,9 @@ from ..model.runfacts import PROMPT_MODES
 
 REQUIRED_KEYS = ("id", "order", "side", "modes")
 OPTIONAL_KEYS = ("title", "when", "slot")
-_ID = re.compile(r"^[a-z][a-z0-9_]*$")
+ID_PATTERN = r"^[a-z][a-z0-9_]*$"
+"""A section id: snake_case."""
+_ID = re.compile(ID_PATTERN)
 DELIMITERS = frontmatter.Delimiters(("---",), str.strip)
 """A section file's metadata block: only `---` closes it, and whitespace may surround either line."""
 

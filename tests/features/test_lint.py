@@ -366,7 +366,7 @@ def test_lint_follows_includes_and_imports_with_the_sections_side(run_cli, tmp_p
         f"{partials}/a.md.j2:1:7: stable section 'house' reads volatile variable 'channel' through partials/a.md.j2;"
         " move the section below the boundary (side: volatile) or drop the variable",
         f"{partials}/b.md.j2:1:4: undefined variable 'tols' through partials/b.md.j2"
-        " (not declared in compiler/sections/variables.py; did you mean 'tools'?)",
+        " (not a template variable; the Template variables page of the docs lists them; did you mean 'tools'?)",
         f"{partials}/m.md.j2:1:23: stable section 'house' reads volatile variable 'model' through partials/m.md.j2;"
         " move the section below the boundary (side: volatile) or drop the variable",
         "promptc lint: 3 problems in 3 files",
