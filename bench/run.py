@@ -79,6 +79,7 @@ def main() -> None:
         workspace_growth(scratch_dir, reps)
         skills_growth(scratch_dir, reps)
         bundle(scratch_dir)
+        bundle_turns(scratch_dir, reps)
     _print_table()
 
 
@@ -465,6 +466,39 @@ def bundle(scratch: Path) -> None:
     peak = peak_rss_mib([*base, "--out", str(scratch / "bundle3"), "--jobs", "1"], env)
     if peak is not None:
         ROWS.append(Row("peak RSS, bundle --jobs 1", f"{peak:.1f} MiB", "", None))
+
+
+def bundle_turns(scratch: Path, reps: float) -> None:
+    """A turn served from an open bundle next to the same turn from a warm Compiler (default check),
+    measured in alternation: a repeat turn, and a turn with new volatile facts; the bundle reading
+    HEARTBEAT.md from the workspace, as a runtime that keeps it fresh does, and as built."""
+    from promptc import Bundle, Request
+    from promptc.features import bundle as bundles
+
+    workspace = CORPUS / TARGETED[0]
+    if not workspace.is_dir():
+        workspace = REPO / "examples" / "workspace"
+    config, run = config_for(workspace, scratch), turn_facts()
+    request = Request(config_paths=(config,), run=run)
+    bundles.write(bundles.build([run], request), scratch / "turn-bundle")
+    opened = Bundle.open(scratch / "turn-bundle")
+    compiler = Compiler(config_paths=[config])
+    count = int(600 * reps)
+    served, warm = paired_ms(
+        lambda: opened.compile(run, workspace=workspace), lambda: compiler.compile_pending(run), count
+    )
+    label = "warm Compiler repeat turn"
+    row(f"{workspace.name}: repeat turn from an open bundle, HEARTBEAT.md read", served, warm, label, 1.0)
+    served, warm = paired_ms(lambda: opened.compile(run), lambda: compiler.compile_pending(run), count)
+    row(f"{workspace.name}: repeat turn from an open bundle, HEARTBEAT.md as built", served, warm, label, 1.0)
+    others = [dataclasses.replace(run, extra_prompt=f"Group chat, turn {i}.") for i in range(4000)]
+    mine, theirs = iter(others), iter(others)
+    served, warm = paired_ms(
+        lambda: opened.compile(next(mine), workspace=workspace), lambda: compiler.compile_pending(next(theirs)), count
+    )
+    label = "warm Compiler turn, new facts"
+    row(f"{workspace.name}: turn with new volatile facts from an open bundle", served, warm, label, 1.0)
+    compiler.close()
 
 
 # --------------------------------------------------------------------------- report

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from ._lib.errors import Location, PromptcError
     from .emit.context import report as context_report
     from .emit.payloads import to_anthropic, to_bedrock, to_json, to_openai, to_responses, to_text
+    from .features.bundle import Bundle
     from .inputs.runfacts import load as load_run_facts
     from .model.prompt import Prompt
     from .model.request import Request
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
 
     __version__: str
 _EXPORTS: dict[str, tuple[str, str]] = {
+    "Bundle": ("features.bundle", "Bundle"),
     "Compiler": ("warm.compiler", "Compiler"),
     "ContextFile": ("model.workspace", "ContextFile"),
     "Location": ("_lib.errors", "Location"),

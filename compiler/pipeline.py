@@ -6,7 +6,7 @@ keeps their results between turns, `warm.compiler.compile_once` runs the pipelin
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -21,6 +21,8 @@ from .model.prompt import Prompt, SectionOrigin
 from .model.runfacts import RunFacts
 from .model.workspace import ContextFile, FileStatus, LoadedWorkspace, SkillsBlock, WorkspaceFacts, WorkspaceFile
 from .sections import catalogue, harness, render, uservars, variables
+from .sections.catalogue import Selection
+from .sections.partials import Partials
 from .workspace import budget, filters, state
 
 
@@ -71,11 +73,49 @@ class StateUpdate:
             budget.write_seen(self.session_state, self.seen)
 
 
+@dataclass(frozen=True, slots=True)
+class Made:
+    """What the stages made on the way to one prompt, for a caller that keeps part of it (a
+    bundle keeps what renders the volatile part again without the sources)."""
+
+    config: ResolvedConfig
+    """The agent's resolved config."""
+    read: tuple[WorkspaceFile, ...]
+    """The bootstrap files as read (none in `none` mode)."""
+    files: tuple[WorkspaceFile, ...]
+    """The files the filters kept."""
+    notice_files: tuple[WorkspaceFile, ...]
+    """The files the truncation notice counts."""
+    loaded: LoadedWorkspace
+    """The workspace half: files after the budgets, skills, the notice decision."""
+    contribution: providers.Contribution
+    """The provider contributions, merged."""
+    selected: tuple[Selection, ...]
+    """Every section's fate for this mode."""
+    partials: Partials
+    """The partials sections may include."""
+    shown_dir: str
+    """The workspace directory the prompt names."""
+    user: tuple[UserVariable, ...]
+    """The user variables with their values."""
+    notes: tuple[str, ...]
+    """Warnings about the config, templates and workspace, before the workspace's own."""
+    filtered_files: tuple[ContextFile, ...]
+    """The files a filter left out, as reported."""
+    section_origins: tuple[SectionOrigin, ...]
+    """Every section of the catalogue with its source file."""
+
+
 def run_stages(
-    src: Sources, run: RunFacts, session_state: Path | None = None, now: str | None = None
+    src: Sources,
+    run: RunFacts,
+    session_state: Path | None = None,
+    now: str | None = None,
+    observe: Callable[[Made], None] | None = None,
 ) -> tuple[Prompt, StateUpdate]:
     """Run every stage in order; each line is one stage and one module. `src` serves the stages
-    that read files and remembers what they read. `none` mode reads no workspace at all."""
+    that read files and remembers what they read. `none` mode reads no workspace at all.
+    `observe`, when given, is handed what the stages made."""
     cfg = src.config(run.agent)
     root, mode = src.workspace_root(cfg), run.effective_mode
     reads_workspace = mode != "none"  # a none-mode prompt is one line: no files, no skills
@@ -99,8 +139,11 @@ def run_stages(
     contexts = variables.build(cfg, run, routed, contribution, shown_dir, user)
     rendered = src.renderer.render(selected, contexts, cfg.boundary_marker, mode, templates.partials, cfg.cache)
     notes = src.config_set().notes + templates.notes + _workspace_notes(shown_dir, root)
-    report = _Report(user, _filtered_rows(read, drops, run), templates.origins)
+    report = _Report(user, filtered_rows(read, drops, run), templates.origins)
     prompt = _assemble(rendered, cfg, run, loaded, notes, report)
+    if observe is not None:
+        made = (cfg, read, files, notice_files, loaded, contribution, selected, templates.partials, shown_dir, user)
+        observe(Made(*made, notes, report.filtered_files, report.section_origins))
     changed = after if after != before else None
     return prompt, StateUpdate(root, changed, session_state, seen)
 
@@ -161,7 +204,7 @@ def _workspace_half(
     return loaded, None if decision.seen == previous else decision.seen
 
 
-def _filtered_rows(
+def filtered_rows(
     read: Sequence[WorkspaceFile], drops: Sequence[filters.Drop], run: RunFacts
 ) -> tuple[ContextFile, ...]:
     """A report row for each file a filter left out, in load order, naming the filter."""
@@ -196,6 +239,20 @@ class _Report:
     variables: tuple[UserVariable, ...]
     filtered_files: tuple[ContextFile, ...]
     section_origins: tuple[SectionOrigin, ...]
+
+
+def assemble(
+    rendered: render.Rendered,
+    cfg: ResolvedConfig,
+    run: RunFacts,
+    loaded: LoadedWorkspace,
+    notes: tuple[str, ...],
+    report: tuple[tuple[UserVariable, ...], tuple[ContextFile, ...], tuple[SectionOrigin, ...]],
+) -> Prompt:
+    """The Prompt for a render and the workspace half, as `run_stages` makes it; `report` is the
+    user variables, the files a filter left out and the section origins (a bundle serves its
+    turns with it)."""
+    return _assemble(rendered, cfg, run, loaded, notes, _Report(*report))
 
 
 def _assemble(

@@ -24,6 +24,26 @@ SNIPPETS = [
 ]
 
 
+def _steps_before(page: str, snippet: str) -> tuple[dict[str, str], list[list[str]]]:
+    """What a reader of `page` has done by the time they reach `snippet`: the YAML blocks that name
+    their file in a first-line comment (`# matrix.yaml`), and the `promptc` commands of the `sh`
+    blocks above it, split into arguments."""
+    text = (REPO / page).read_text(encoding="utf-8")
+    before = text[: text.index(snippet)]
+    files = {
+        block.splitlines()[0][2:].strip(): block + "\n"
+        for block in re.findall(r"```yaml\n(.*?)\n```", before, flags=re.DOTALL)
+        if re.match(r"# [\w.-]+\.ya?ml\n", block)
+    }
+    commands = [
+        line.split()[1:]
+        for block in re.findall(r"```sh\n(.*?)\n```", before, flags=re.DOTALL)
+        for line in block.splitlines()
+        if line.startswith("promptc ")
+    ]
+    return files, commands
+
+
 def test_the_readme_is_short_and_its_commands_are_what_ci_runs():
     assert len(README.splitlines()) <= 200
     blocks = re.findall(r"```sh\n(.*?)\n```", README, flags=re.DOTALL)
@@ -56,7 +76,13 @@ def test_every_python_snippet_runs(index, server, tmp_path):
         "AWS_SHARED_CREDENTIALS_FILE": str(tmp_path / "no-aws-creds"),
         "AWS_EC2_METADATA_DISABLED": "true",
     }
-    snippet = SNIPPETS[index][1]
+    page, snippet = SNIPPETS[index]
+    files, commands = _steps_before(page, snippet)
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    for argv in commands:
+        ran = subprocess.run([sys.executable, "-m", "promptc", *argv], cwd=tmp_path, capture_output=True, text=True)
+        assert ran.returncode == 0, (argv, ran.stderr)
     done = subprocess.run([sys.executable, "-c", snippet], cwd=tmp_path, env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     calls_a_provider = re.search(r"\.(create|converse)\(", snippet) is not None

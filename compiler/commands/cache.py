@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import tiers as cache_tiers
-from .._lib.errors import Location, PromptcError, UsageError
+from .._lib.errors import UsageError
 from ..emit import payloads
 from ..features.cache import diff, replay, report, trace
 from ..model.prompt import Prompt
@@ -27,10 +27,6 @@ from .common import (
     run_fact_flags,
     run_facts,
 )
-
-
-class CacheDiffError(PromptcError):
-    """A `cache diff` input cannot be used."""
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -129,26 +125,13 @@ def _diff_text(changes: tuple[diff.TierChange, ...], before: dict[str, str], aft
     return "\n".join(lines) + "\n"
 
 
-def _bundle_variant(bundle: Path, prompt: Prompt, run: RunFacts) -> tuple[str, list[dict[str, Any]]]:
-    """The stored stable text and tiers of the bundle's variant with these run facts."""
-    from ..features.bundle import MANIFEST, ROW_KEYS, STABLE_DIR, row_key
+def _bundle_variant(path: Path, prompt: Prompt, run: RunFacts) -> tuple[str, list[dict[str, Any]]]:
+    """The stored stable text and tiers of the bundle's variant for these run facts: the facts the
+    run sets pick it, and when several variants fit, the error names the facts to choose with."""
+    from ..features.bundle import Bundle
 
-    path = bundle / MANIFEST
-    try:
-        rows = json.loads(path.read_text(encoding="utf-8"))["variants"]
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise CacheDiffError(f"not a readable bundle manifest: {exc}", Location(str(path))) from exc
-    key = list(row_key(dataclasses.replace(run, agent=prompt.agent)))
-    row = next((r for r in rows if [r.get(k) for k in ROW_KEYS] == key), None)
-    if row is None or "tiers" not in row:
-        what = (
-            "has no variant " + "/".join(map(str, key)) if row is None else "was built before cache tiers (rebuild it)"
-        )
-        raise CacheDiffError(f"the bundle {what}", Location(str(path)))
-    stable_path = bundle / STABLE_DIR / f"{row['stable_sha256']}.md"
-    try:
-        return stable_path.read_text(encoding="utf-8"), row["tiers"]
-    except OSError as exc:
-        raise CacheDiffError(
-            f"cannot read the variant's stable part: {exc.strerror or exc}", Location(str(stable_path))
-        ) from exc
+    opened = Bundle.open(path)
+    given = {"agent": prompt.agent, "session": run.session, "mode": run.effective_mode if run.mode else None}
+    given |= {name: getattr(run, name) for name in ("provider", "model", "channel", "chat_type")}
+    variant = opened.variant(**{name: value for name, value in given.items() if value is not None})
+    return opened.stable_text(variant), opened.tiers(variant)

@@ -26,7 +26,8 @@ from ..model.runfacts import FACTS, PROMPT_MODES, SESSION_KINDS, RunFacts
 from ..model.runparts import ExecSession, Sandbox, Tool
 from ..sections import sectionfile
 from ..sections.sectionfile import OPTIONAL_KEYS, REQUIRED_KEYS
-from .bundle.matrix import AXES
+from .bundle import schema as bundle_schema
+from .bundle.matrix import AXES, LIMIT_KEY, MAX_VARIANTS
 from .snapshot import scenario as snapshot_scenario
 
 DRAFT = "http://json-schema.org/draft-07/schema#"
@@ -315,6 +316,11 @@ def matrix_schema() -> dict[str, Any]:
         }
         about = f"Variants by {fact}: each entry a value, or run facts that set `{fact}`."
         properties[key] = {"description": about, "type": "array", "minItems": 1, "items": entry}
+    properties[LIMIT_KEY] = {
+        "description": f"The most variants the matrix may expand to (default {MAX_VARIANTS:,}).",
+        "type": "integer",
+        "minimum": 1,
+    }
     return {
         "$schema": DRAFT,
         "title": "promptc bundle matrix",
@@ -358,6 +364,7 @@ SCHEMAS: dict[str, Schema] = {
     "section": Schema(section_schema, "section template frontmatter"),
     "scenario": Schema(scenario_schema, "snapshot scenario.yaml"),
     "matrix": Schema(matrix_schema, "bundle --matrix files"),
+    "manifest": Schema(bundle_schema.manifest_schema, "a bundle's manifest.json, for runtimes that read bundles"),
 }
 """Schema name (`promptc schema NAME`) -> its generator."""
 

@@ -1,12 +1,14 @@
-"""Compile many run-fact variants with one warm Compiler per process, in worker processes.
+"""Compile many run-fact variants with one warm state per process, in worker processes.
 
-Where fork is available (and no other thread runs) the parent compiles the first variant and
-then forks, so every worker starts with the parent's Compiler already warm (config, workspace,
-skills and templates read, the first stable part rendered). Elsewhere each worker builds its own
-from the request. Variants are cut into contiguous chunks, so neighbours that share a stable part
-(they differ only in volatile facts) are usually rendered by the same Compiler, once; each worker
-is handed its chunks when it starts and sends each result back on its own pipe. A worker that
-dies (the OOM killer, a signal) is noticed at once and the batch fails with one error.
+A batch's state is whatever keeps the pipeline warm for its work (a Compiler, the sources a bundle
+build records through): `start()` makes it. Where fork is available (and no other thread runs) the
+parent makes it and works on the first variant, then forks, so every worker starts warm (config,
+workspace, skills and templates read, the first stable part rendered). Elsewhere each worker calls
+`start()` itself. Variants are cut into contiguous chunks, so neighbours that share a stable part
+(they differ only in volatile facts) are usually rendered by the same state, once; each worker is
+handed its chunks when it starts and sends each result back on its own pipe. A worker that dies
+(the OOM killer, a signal) closes its pipe: the parent notices at once, stops the other workers and
+fails the batch with one error.
 """
 
 from __future__ import annotations
@@ -23,9 +25,10 @@ from ..model.request import Request
 from ..model.runfacts import RunFacts
 from .compiler import Compiler
 
+S = TypeVar("S")
 T = TypeVar("T")
-Chunk = Callable[[Compiler, Sequence[RunFacts]], T]
-"""Work on a run of consecutive variants with a warm Compiler; must be a module-level function."""
+Work = Callable[[S, Sequence[RunFacts]], T]
+"""Work on a run of consecutive variants with a warm state; must be a module-level function."""
 
 MIN_VARIANTS_PER_WORKER = 32
 """Below this many variants per worker, starting processes costs more than it saves."""
@@ -44,30 +47,42 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def map_chunks(request: Request, variants: Sequence[RunFacts], work: Chunk[T], jobs: int) -> list[T]:
-    """`work(compiler, chunk)` for consecutive chunks of `variants`, results in variant order.
+def workers_for(count: int, jobs: int) -> int:
+    """How many worker processes a batch of `count` variants uses with `jobs` allowed (1: none)."""
+    return max(1, min(jobs, count // MIN_VARIANTS_PER_WORKER))
 
-    The Compiler does not check files between variants: a bundle is one snapshot of its inputs.
+
+def compiler_for(request: Request) -> Compiler:
+    """A warm Compiler for a batch over `request`: it does not check files between variants, since
+    a batch is one snapshot of its inputs (a `start` for `map_chunks`)."""
+    return Compiler.from_request(request, check_files=False)
+
+
+def map_chunks(start: Callable[[], S], variants: Sequence[RunFacts], work: Work[S, T], jobs: int) -> list[T]:
+    """`work(state, chunk)` for consecutive chunks of `variants`, results in variant order.
+
+    `start()` makes one process's state; it must be a module-level function or a
+    `functools.partial` of one, so that a spawned worker can call it too.
     """
-    compiler = Compiler.from_request(request, check_files=False)
-    workers = min(jobs, len(variants) // MIN_VARIANTS_PER_WORKER)
+    workers = workers_for(len(variants), jobs)
     if workers <= 1:
-        return [work(compiler, variants)]
+        return [work(start(), variants)]
     chunks = _chunks(variants, workers * CHUNKS_PER_WORKER)
     # A fork copies locks held by other threads, never to be released in the child.
     forking = "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
+    state = None
     if forking:
-        compiler.compile_pending(variants[0])  # warm once here; every forked worker inherits it
+        state = start()
+        work(state, variants[:1])  # warm once here; every forked worker inherits it
     context = multiprocessing.get_context("fork" if forking else "spawn")
-    source: Compiler | Request = compiler if forking else request
     assigned = [list(range(index, len(chunks), workers)) for index in range(workers)]
-    return _gather(context, source, work, chunks, assigned)
+    return _gather(context, (state, start), work, chunks, assigned)
 
 
 def _gather(
     context: Any,
-    source: Compiler | Request,
-    work: Chunk[T],
+    source: tuple[Any, Callable[[], Any]],
+    work: Work[Any, T],
     chunks: list[Sequence[RunFacts]],
     assigned: list[list[int]],
 ) -> list[T]:
@@ -116,13 +131,16 @@ def _how(exitcode: int | None) -> str:
 
 
 def _serve(
-    source: Compiler | Request, work: Chunk[Any], chunks: list[tuple[int, Sequence[RunFacts]]], out: Connection
+    source: tuple[Any, Callable[[], Any]],
+    work: Work[Any, Any],
+    chunks: list[tuple[int, Sequence[RunFacts]]],
+    out: Connection,
 ) -> None:
-    """A worker: compile its chunks with one warm Compiler, sending each result as it is done."""
-    compiler = source if isinstance(source, Compiler) else Compiler.from_request(source, check_files=False)
+    """A worker: work on its chunks with one warm state, sending each result as it is done."""
     try:
+        state = source[0] if source[0] is not None else source[1]()
         for index, chunk in chunks:
-            out.send(("done", index, work(compiler, chunk)))
+            out.send(("done", index, work(state, chunk)))
     except PromptcError as exc:
         out.send(("failed", -1, exc))
     except Exception as exc:  # a bug of ours: the parent reports it as one line

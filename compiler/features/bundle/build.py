@@ -1,70 +1,104 @@
-"""Compile every variant of a matrix, in `warm.batch` workers, into a bundle in memory."""
+"""Compile every variant of a matrix, in `warm.batch` workers, into a bundle in memory: the manifest
+rows, each distinct stable text, and each variant's recipe with the parts recipes share."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+import hashlib
+from collections.abc import Hashable, Sequence
 from typing import Any
 
+from ... import pipeline
 from ... import tiers as cache_tiers
 from ...emit import context, tokens
 from ...model.prompt import Prompt
 from ...model.request import Request
 from ...model.runfacts import RunFacts
 from ...warm import batch
-from ...warm import compiler as engine
+from ...warm.sources import KeptSources
+from . import codec, recipe
 from .matrix import ROW_KEYS, row_key
-from .model import FORMAT, Built, StableParts
+from .model import FORMAT_VERSION, Built
 
-Chunk = tuple[list[dict[str, Any]], dict[str, str], dict[str, StableParts]]
-"""What one worker returns: manifest rows, and the stable texts they use with their parts."""
+Chunk = tuple[list[dict[str, Any]], dict[str, str], dict[str, str]]
+"""What one worker returns: manifest rows, the stable texts and the recipe files they use."""
+
+
+class Sources:
+    """One process's state for a build: the pipeline's file-reading stages, kept warm across
+    variants (a bundle is one snapshot of its inputs, so nothing is checked between them)."""
+
+    def __init__(self, request: Request) -> None:
+        self.sources = KeptSources(request.fixed())
+        self.now = request.now
+        self.memo = recipe.Memo(self.sources.renderer.env, self.sources.cuts, self.sources.plugins)
+
+    def compile(self, run: RunFacts) -> tuple[Prompt, pipeline.Made]:
+        """A variant's prompt and what its stages made; no state is written (a variant is no turn
+        of a real session, and a build has no session state)."""
+        made: list[pipeline.Made] = []
+        prompt, _ = pipeline.run_stages(self.sources, run, now=self.now, observe=made.append)
+        return prompt, made[0]
+
+    def default_agent(self) -> str:
+        """The agent a run without `agent` compiles for."""
+        return self.sources.config(None).agent_id
 
 
 def build(variants: Sequence[RunFacts], request: Request, jobs: int = 1) -> Built:
-    """Compile every variant with `request` (its run replaced) and collect the distinct stable texts.
+    """Compile every variant with `request`'s inputs (its run replaced) into a bundle in memory.
 
-    One warm Compiler per process reads the inputs once; with `jobs` > 1 consecutive variants
-    are compiled in worker processes (`warm.batch`). Each distinct stable text is rendered
-    and counted once per worker. A build writes no state files: its variants are not turns of
-    a real session.
+    Consecutive variants go to one process (`warm.batch`); each distinct stable text is rendered
+    and counted once per process, and each distinct recipe encoded once.
     """
     rows: list[dict[str, Any]] = []
     stable: dict[str, str] = {}
-    parts: dict[str, StableParts] = {}
+    recipes: dict[str, str] = {}
     tokens.count("")  # build the encoding here, once: forked workers inherit it
-    for chunk_rows, chunk_stable, chunk_parts in batch.map_chunks(request, variants, _build_chunk, jobs):
+    start = functools.partial(Sources, request)
+    for chunk_rows, chunk_stable, chunk_recipes in batch.map_chunks(start, variants, _build_chunk, jobs):
         rows += chunk_rows
         stable.update((sha, text) for sha, text in chunk_stable.items() if sha not in stable)
-        parts.update((sha, made) for sha, made in chunk_parts.items() if sha not in parts)
-    manifest = {"format": FORMAT, "token_method": token_method(), "variants": rows}
-    return Built(manifest, stable, parts)
+        recipes.update((sha, text) for sha, text in chunk_recipes.items() if sha not in recipes)
+    return Built(manifest(rows, Sources(request).default_agent()), stable, recipes)
 
 
-def _build_chunk(compiler: engine.Compiler, variants: Sequence[RunFacts]) -> Chunk:
-    """Rows for consecutive variants and the stable texts they use (with what each is made
-    of), in first-use order."""
+def manifest(rows: list[dict[str, Any]], default_agent: str, **more: Any) -> dict[str, Any]:
+    """The `manifest.json` document for these rows (`more`: a shard's own keys, before the rows)."""
+    head = {"format_version": FORMAT_VERSION, "token_method": token_method(), "default_agent": default_agent}
+    return {**head, **more, "variants": rows}
+
+
+def _build_chunk(state: Sources, variants: Sequence[RunFacts]) -> Chunk:
+    """Rows for consecutive variants, and the stable texts and recipe files they use, in first-use order."""
     rows: list[dict[str, Any]] = []
     stable: dict[str, str] = {}
-    parts: dict[str, StableParts] = {}
     stable_tokens: dict[str, int] = {}
+    pool = codec.Pool()
+    tops: dict[Hashable, str] = {}
+    recipes: dict[str, str] = {}
     for run in variants:
-        prompt, _ = compiler.compile_pending(run)
+        prompt, made = state.compile(run)
         sha = prompt.stable_sha256
         if sha not in stable:
             stable[sha], stable_tokens[sha] = prompt.stable, context.token_count(prompt.stable)
-            parts[sha] = StableParts(
-                tuple((s.id, s.text) for s in prompt.sections if s.side == "stable"),
-                tuple((f.name, f.text) for f in prompt.files if f.injected and not f.dynamic),
-            )
-        rows.append(_row(run, prompt, stable_tokens[sha]))
-    return rows, stable, parts
+        shared = recipe.shared_key(run, made)
+        if shared not in tops:
+            text = recipe.dumps(recipe.make(prompt, made, run, state.memo), pool)
+            tops[shared] = hashlib.sha256(text.encode("ascii")).hexdigest()
+            recipes.setdefault(tops[shared], text)
+        rows.append(_row(run, prompt, stable_tokens[sha], tops[shared]))
+    recipes.update((sha, text) for sha, text in pool.parts.items() if sha not in recipes)
+    return rows, stable, recipes
 
 
-def _row(run: RunFacts, prompt: Prompt, stable_tokens: int) -> dict[str, Any]:
+def _row(run: RunFacts, prompt: Prompt, stable_tokens: int, recipe_sha: str) -> dict[str, Any]:
     return {
         **dict(zip(ROW_KEYS, row_key(run))),
         "agent": prompt.agent,  # the resolved id, also when the matrix leaves it to the default
         "stable_sha256": prompt.stable_sha256,
         "volatile_sha256": prompt.volatile_sha256,
+        "recipe_sha256": recipe_sha,
         "stable_chars": len(prompt.stable),
         "volatile_chars": len(prompt.volatile),
         "tokens": {"stable": stable_tokens, "volatile": context.token_count(prompt.volatile)},

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import tempfile
 import uuid
@@ -13,15 +14,19 @@ from typing import Any
 
 from ..._lib.errors import Location
 from ...emit import payloads
-from .model import FORMAT, Built, BundleError
+from .model import LEGACY_FORMAT, Built, BundleError
 
 MANIFEST = "manifest.json"
 STABLE_DIR = "stable"
+RECIPES_DIR = "recipes"
+RECIPE_NAME = re.compile(r"[0-9a-f]{64}\.json")
+"""A recipe file's name: its SHA-256 (recipes share parts the manifest does not list, so a recipe
+file is recognised by its name alone)."""
 MARKER = ".promptc-bundle"
 """A file only promptc writes into a bundle: a rebuild replaces a directory only when it holds it."""
 MARKER_TEXT = "promptc bundle: this directory is replaced whole by `promptc bundle --out`\n"
 LEGACY_MANIFEST_KEYS = frozenset({"format", "token_method", "variants"})
-"""The keys of a legacy bundle's manifest, one that has no marker beside it."""
+"""The keys of a legacy bundle's manifest (format 1), one that has no marker beside it."""
 
 
 def write(built: Built, out: Path) -> int:
@@ -47,12 +52,13 @@ def write(built: Built, out: Path) -> int:
     return len(before - set(built.stable))
 
 
-def stored_hashes(out: Path) -> set[str]:
-    """The hashes of the stable files in a bundle dir (empty when there is none); files only."""
-    directory = out / STABLE_DIR
+def stored_hashes(out: Path, folder: str = STABLE_DIR) -> set[str]:
+    """The hashes of the stable (or recipe) files in a bundle dir (empty when there is none); files only."""
+    directory = out / folder
+    suffix = ".md" if folder == STABLE_DIR else ".json"
     if not directory.is_dir():
         return set()
-    return {p.name.removesuffix(".md") for p in directory.glob("*.md") if p.is_file()}
+    return {p.name.removesuffix(suffix) for p in directory.glob("*" + suffix) if p.is_file()}
 
 
 def _target(out: Path) -> Path:
@@ -88,7 +94,7 @@ def _not_a_bundle(directory: Path) -> str | None:
     stored = _stored_manifest(directory)
     foreign = _foreign_entry(directory, _listed_hashes(stored))
     if foreign is None:
-        return None if _has_marker(directory) or _is_legacy_manifest(stored) else f"no {MARKER} marker"
+        return None if has_marker(directory) or _is_legacy_manifest(stored) else f"no {MARKER} marker"
     if stored is None and foreign.startswith(f"{STABLE_DIR}/") and (directory / MANIFEST).exists():
         return f"its {MANIFEST} cannot be read, so the files in {STABLE_DIR}/ promptc wrote are unknown"
     return f"it holds {foreign!r}, which a bundle never does"
@@ -101,12 +107,12 @@ def _foreign_entry(directory: Path, hashes: set[str]) -> str | None:
     for entry in _sorted_entries(directory):
         if entry.name in (MANIFEST, MARKER) and entry.is_file(follow_symlinks=False):
             continue
-        if entry.name == STABLE_DIR and entry.is_dir(follow_symlinks=False):
-            stable = (e for e in _sorted_entries(Path(entry.path)) if not _is_stable_file(e, hashes))
-            inner = next(stable, None)
+        if entry.name in (STABLE_DIR, RECIPES_DIR) and entry.is_dir(follow_symlinks=False):
+            owned = _is_stable_file if entry.name == STABLE_DIR else _is_recipe_file
+            inner = next((e for e in _sorted_entries(Path(entry.path)) if not owned(e, hashes)), None)
             if inner is None:
                 continue
-            return f"{STABLE_DIR}/{_first_inside(inner)}"
+            return f"{entry.name}/{_first_inside(inner)}"
         return _first_inside(entry)
     return None
 
@@ -118,6 +124,10 @@ def _sorted_entries(directory: Path) -> list[os.DirEntry]:
 
 def _is_stable_file(entry: os.DirEntry, hashes: set[str]) -> bool:
     return entry.name.endswith(".md") and entry.name[:-3] in hashes and entry.is_file(follow_symlinks=False)
+
+
+def _is_recipe_file(entry: os.DirEntry, _hashes: set[str]) -> bool:
+    return RECIPE_NAME.fullmatch(entry.name) is not None and entry.is_file(follow_symlinks=False)
 
 
 def _first_inside(entry: os.DirEntry) -> str:
@@ -154,7 +164,7 @@ def _is_regular(path: Path) -> bool:
     return path.is_file() and not path.is_symlink()
 
 
-def _has_marker(directory: Path) -> bool:
+def has_marker(directory: Path) -> bool:
     expected = MARKER_TEXT.encode("utf-8")
     if not _is_regular(directory / MARKER):
         return False
@@ -164,7 +174,7 @@ def _has_marker(directory: Path) -> bool:
 
 def _is_legacy_manifest(stored: Any) -> bool:
     """A legacy bundle, one without the marker: its manifest has exactly promptc's keys."""
-    return isinstance(stored, dict) and set(stored) == LEGACY_MANIFEST_KEYS and stored["format"] == FORMAT
+    return isinstance(stored, dict) and set(stored) == LEGACY_MANIFEST_KEYS and stored["format"] == LEGACY_FORMAT
 
 
 def _fill(staging: Path, built: Built) -> None:
@@ -172,6 +182,9 @@ def _fill(staging: Path, built: Built) -> None:
     (staging / STABLE_DIR).mkdir()
     for sha, text in built.stable.items():
         (staging / STABLE_DIR / f"{sha}.md").write_bytes(text.encode("utf-8"))
+    (staging / RECIPES_DIR).mkdir()
+    for sha, text in built.recipes.items():
+        (staging / RECIPES_DIR / f"{sha}.json").write_bytes(text.encode("ascii"))
     (staging / MANIFEST).write_text(payloads.dumps(built.manifest), encoding="utf-8")
     (staging / MARKER).write_text(MARKER_TEXT, encoding="utf-8")
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import os
+import time
 
 import pytest
 
@@ -18,6 +20,7 @@ from support.bundles import (
     bundle_files,
     read_manifest,
 )
+from support.paths import EXAMPLES
 
 
 def test_every_variant_of_the_matrix_is_in_the_manifest(run_cli, bundle_args, tmp_path):
@@ -89,3 +92,45 @@ def test_the_manifest_has_every_variant_s_cache_tiers(run_cli, make_workspace, t
     assert [u["name"] for u in direct["tiers"][2]["units"]] == ["file:MEMORY.md", "section:silent_replies"]
     assert [t["key"] for t in group["tiers"][:2]] == [t["key"] for t in direct["tiers"][:2]]
     assert group["tiers"][2]["key"] != direct["tiers"][2]["key"]  # MEMORY.md stays out of groups
+
+
+KILLER = """
+import os, signal
+
+
+def hook(files, context):
+    if context.agent_id == "victim" and os.getpid() != int(os.environ["BUNDLE_TEST_PARENT"]):
+        os.kill(os.getpid(), signal.SIGKILL)  # as the OOM killer does
+    return files
+"""
+
+
+def test_a_worker_killed_mid_build_fails_in_one_line_and_keeps_the_old_bundle(
+    run_cli, write_yaml, tmp_path, monkeypatch
+):
+    from promptc.warm import batch
+
+    monkeypatch.setattr(batch, "MIN_VARIANTS_PER_WORKER", 1)
+    (tmp_path / "bundle_killer.py").write_text(KILLER, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("BUNDLE_TEST_PARENT", str(os.getpid()))
+    agents = ["main", "one", "two", "three", "victim", "four"]
+    listed = "".join(f"    - id: {agent}\n" for agent in agents)
+    plain = write_yaml(
+        "plain.yaml", f"agents:\n  defaults:\n    workspace: {EXAMPLES / 'workspace'}\n  list:\n{listed}"
+    )
+    hooked = write_yaml("hooked.yaml", "hooks:\n  bootstrap: ['bundle_killer:hook']\n")
+    matrix = write_yaml("matrix.yaml", f"agents: [{', '.join(agents)}]\nchannels: [telegram, discord]\n")
+    out = tmp_path / "bundle"
+    args = ["bundle", "--matrix", matrix, "--config", plain, "--out", out, "--jobs", "2"]
+    assert run_cli(*args)[0] == 0
+    before = bundle_files(out)
+    started = time.monotonic()
+    code, _, err = run_cli(*args, "--config", hooked)
+    assert time.monotonic() - started < 10
+    assert (code, err) == (
+        2,
+        "promptc: error: a worker process stopped (killed by signal 9) before finishing its variants\n",
+    )
+    assert bundle_files(out) == before
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".bundle")) == []

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from promptc.emit import tokens
 
-from support.bundles import TIER_FILES, read_manifest
-from support.paths import EXAMPLES
+from support.bundles import CONFIG, MATRIX, TIER_FILES, read_manifest
+from support.paths import EXAMPLES, REPO
 
 
 def test_check_passes_on_a_fresh_bundle_and_fails_after_a_template_edit(run_cli, bundle_args, edited_safety):
@@ -91,7 +91,7 @@ def test_check_says_which_cache_tier_an_edit_invalidated(run_cli, make_workspace
     assert "cache tier 2 invalidated by SOUL.md; cache tier 3 invalidated by SOUL.md (in an earlier tier)" in out + err
 
 
-def test_check_groups_variants_by_their_stable_change_and_shows_what_changed(
+def test_check_groups_variants_by_how_their_stable_part_changed_and_shows_what_changed(
     run_cli, write_yaml, tmp_path, edited_safety
 ):
     workspace = Path(shutil.copytree(EXAMPLES / "workspace", tmp_path / "ws"))
@@ -109,21 +109,76 @@ def test_check_groups_variants_by_their_stable_change_and_shows_what_changed(
     ]
     assert run_cli(*args)[0] == 0
     before = {r["session"]: r["stable_sha256"] for r in read_manifest(tmp_path / "b")["variants"]}
+    assert len(set(before.values())) == 2  # a main and a cron stable part
     (workspace / "SOUL.md").write_text(
         (workspace / "SOUL.md").read_text(encoding="utf-8") + "\nLikes rain.\n", encoding="utf-8"
     )
     code, out, _ = run_cli(*args, "--check", "--templates", edited_safety)
     assert code == 1
+    # Both stable parts changed the same way (the safety section and SOUL.md): one group, one diff.
     groups = [line for line in out.splitlines() if line.startswith("stable part changed in")]
-    assert len(groups) == 2  # one per distinct stable part, not one per channel
-    main = out[out.index(f"({before['main'][:12]} in the bundle") :]
-    main = main[: main.index("stable part changed in") if "stable part changed in" in main else len(main)]
-    assert "  agent=main session=main mode=full provider=anthropic channel=telegram chat=direct\n" in main
-    assert "  agent=main session=main mode=full provider=anthropic channel=webchat chat=direct\n" in main
+    assert groups == ["stable part changed in 6 variants (2 stable parts, each the same way; cache invalidated):"]
+    assert "  agent=main session=main mode=full provider=anthropic channel=telegram chat=direct\n" in out
+    assert "  ... and 3 more\n" in out
+    assert "  sections changed: safety\n  files changed: SOUL.md\n  first change (section safety):\n" in out
+    assert out.count("first change") == 1
+    assert "    -- Do not seek power," in out and "    +- Do not seek influence," in out
+    # The cron prompt has no MEMORY.md tier: the two stable parts' tiers are worded apart, counted.
     assert (
-        "  sections changed: safety, project_context\n  files changed: SOUL.md\n  first change (section safety):\n"
-        in main
+        "  cache tier 1 invalidated by section safety; cache tier 2 invalidated by section safety, SOUL.md (3 variants)\n"
+        in out
     )
-    assert "    -- Do not seek power," in main and "    +- Do not seek influence," in main
-    assert "stable/" not in out  # the new and old stable files follow from the groups
+    assert "stable/" not in out and "recipes/" not in out  # the new and old files follow from the group
     assert len(out.splitlines()) < 40
+
+
+def _with_trailing_spaces(workspace: Path, names: tuple[str, ...]) -> None:
+    """Trailing spaces on every line of these files: the prompt holds them without (text is normalised)."""
+    for name in names:
+        lines = (workspace / name).read_text(encoding="utf-8").splitlines()
+        (workspace / name).write_text("".join(f"{line}   \n" for line in lines), encoding="utf-8")
+
+
+def test_a_template_edit_alone_names_only_its_section_and_shows_its_diff_once(
+    run_cli, write_yaml, tmp_path, edited_safety
+):
+    workspace = Path(shutil.copytree(EXAMPLES / "workspace", tmp_path / "ws"))
+    _with_trailing_spaces(workspace, ("TOOLS.md", "USER.md", "MEMORY.md"))
+    config = write_yaml("config.yaml", CONFIG.replace(str(EXAMPLES / "workspace"), str(workspace)))
+    args = ["bundle", "--matrix", write_yaml("matrix.yaml", MATRIX), "--config", config, "--run", EXAMPLES / "run.yaml"]
+    args += ["--out", tmp_path / "b"]
+    assert run_cli(*args)[0] == 0
+    code, out, _ = run_cli(*args, "--check", "--templates", edited_safety)
+    assert code == 1
+    assert [line for line in out.splitlines() if "changed:" in line] == ["  sections changed: safety"]
+    assert out.count("first change (section safety):") == 1
+    assert out.count("+- Do not seek influence,") == 1
+    [head] = [line for line in out.splitlines() if line.startswith("stable part changed in")]
+    assert head == "stable part changed in 96 variants (20 stable parts, each the same way; cache invalidated):"
+    assert "files changed" not in out
+
+
+def test_a_volatile_template_edit_that_renders_the_same_is_a_recipe_change(run_cli, small_args, tmp_path):
+    out = tmp_path / "b"
+    assert run_cli(*small_args, "--out", out)[0] == 0
+    runtime = REPO / "templates" / "sections" / "runtime.md.j2"
+    edited = tmp_path / "templates" / runtime.name
+    edited.parent.mkdir()
+    edited.write_text(runtime.read_text(encoding="utf-8") + "{# a note for template authors #}\n", encoding="utf-8")
+    code, text, _ = run_cli(*small_args, "--out", out, "--check", "--templates", edited.parent)
+    assert code == 1
+    assert (
+        "the volatile part's recipe changed in 2 variants (texts unchanged: a template or input the turn reads):\n"
+        in text
+    )
+    assert "stable part changed" not in text and "volatile part changed" not in text
+    assert "recipes/" not in text  # the new and old recipe files follow from the group
+
+
+def test_check_asks_for_a_rebuild_of_a_bundle_in_an_older_format(run_cli, small_args, tmp_path):
+    out = tmp_path / "b"
+    assert run_cli(*small_args, "--out", out)[0] == 0
+    (out / "manifest.json").write_text('{"format": 1, "token_method": "x", "variants": []}', encoding="utf-8")
+    code, text, _ = run_cli(*small_args, "--out", out, "--check")
+    assert code == 1
+    assert "manifest.json: format 1, this promptc writes format 2: rebuild the bundle\n" in text

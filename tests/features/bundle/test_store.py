@@ -3,6 +3,8 @@ files no variant uses removed, and a directory replaced only when it is a bundle
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 from pathlib import Path
 
@@ -105,7 +107,7 @@ def test_a_directory_with_someone_elses_manifest_is_never_replaced(run_cli, smal
 def test_a_bundle_holds_the_marker_and_a_rebuild_replaces_it(run_cli, small_args, edited_safety, tmp_path):
     out = tmp_path / "b"
     assert run_cli(*small_args, "--out", out)[0] == 0
-    assert sorted(p.name for p in out.iterdir()) == [".promptc-bundle", "manifest.json", "stable"]
+    assert sorted(p.name for p in out.iterdir()) == [".promptc-bundle", "manifest.json", "recipes", "stable"]
     code, _, err = run_cli(*small_args, "--out", out, "--templates", edited_safety)
     assert code == 0, err
     assert any(b"Do not seek influence," in text for text in bundle_files(out).values())
@@ -138,7 +140,7 @@ def test_a_file_added_anywhere_inside_a_bundle_stops_a_rebuild_from_deleting_it(
     (out / added).write_text("mine", encoding="utf-8")
     before = bundle_files(out)
     code, text, err = run_cli(*small_args, "--out", out)
-    assert (code, text) == (2, "")
+    assert (code, text) == (2, "promptc: bundle: 2 variants (2 sessions), one process\n")  # the estimate, then nothing
     assert (
         err
         == f"promptc: error: {out}: not a promptc bundle (it holds {named!r}, which a bundle never does); refusing to replace it\n"
@@ -168,9 +170,33 @@ def test_a_bundle_with_an_unreadable_manifest_is_not_replaced_over_its_stable_fi
 
 
 def test_a_legacy_bundle_without_the_marker_is_still_replaced(run_cli, small_args, tmp_path):
+    # A bundle from before the marker (format 1): its manifest has exactly these keys.
     out = tmp_path / "b"
-    assert run_cli(*small_args, "--out", out)[0] == 0
-    (out / ".promptc-bundle").unlink()  # a legacy bundle: its manifest has exactly promptc's keys
+    text = "a stable part"
+    sha = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    (out / "stable").mkdir(parents=True)
+    (out / "stable" / f"{sha}.md").write_text(text, encoding="utf-8")
+    legacy = {"format": 1, "token_method": "o200k_base", "variants": [{"stable_sha256": sha}]}
+    (out / "manifest.json").write_text(json.dumps(legacy), encoding="utf-8")
     code, _, err = run_cli(*small_args, "--out", out)
     assert code == 0, err
-    assert (out / ".promptc-bundle").is_file()
+    assert (out / ".promptc-bundle").is_file() and read_manifest(out)["format_version"] == 2
+    assert not (out / "stable" / f"{sha}.md").exists()
+
+
+def test_a_format_2_manifest_without_the_marker_is_not_a_legacy_bundle(run_cli, small_args, tmp_path):
+    out = tmp_path / "b"
+    assert run_cli(*small_args, "--out", out)[0] == 0
+    (out / ".promptc-bundle").unlink()
+    code, _, err = run_cli(*small_args, "--out", out)
+    assert code == 2 and "not a promptc bundle (no .promptc-bundle marker); refusing to replace it" in err
+    assert (out / "manifest.json").is_file()
+
+
+def test_a_file_added_to_the_recipes_stops_a_rebuild_from_deleting_it(run_cli, small_args, tmp_path):
+    out = tmp_path / "b"
+    assert run_cli(*small_args, "--out", out)[0] == 0
+    (out / "recipes" / "notes.json").write_text("{}", encoding="utf-8")
+    code, _, err = run_cli(*small_args, "--out", out)
+    assert code == 2 and "it holds 'recipes/notes.json', which a bundle never does" in err
+    assert (out / "recipes" / "notes.json").read_text(encoding="utf-8") == "{}"

@@ -126,7 +126,7 @@ def test_cache_diff_needs_one_pair_and_a_bundle_with_the_variant(run_cli, worksp
     code, _, err = run_cli("cache", "diff", "--workspace", before)
     assert code == 2 and "one of the arguments --runs --workspaces --bundle is required" in err
     code, _, err = run_cli("cache", "diff", "--bundle", tmp_path, "--workspace", before)
-    assert code == 2 and err.startswith(f"promptc: error: {tmp_path / 'manifest.json'}: not a readable bundle manifest")
+    assert (code, err) == (2, f"promptc: error: {tmp_path}: not a promptc bundle (no .promptc-bundle marker)\n")
 
 
 def test_cache_diff_names_heartbeat_md_when_the_last_tier_reaches_it(run_cli, make_workspace, tmp_path):
