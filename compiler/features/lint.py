@@ -19,7 +19,7 @@ from ..inputs import layers
 from ..inputs import variables as config_variables
 from ..sections import catalogue, reachability
 from ..sections.catalogue import SectionSpec
-from ..sections.environment import ENV, EXTENDS_REFUSED
+from ..sections.environment import ENV, EXTENDS_REFUSED, unknown_name
 from ..sections.partials import Partials, check_name
 from ..sections.variables import STABLE, VOLATILE, side_of
 
@@ -131,6 +131,8 @@ def check_section(
     """Syntax, variables, partials and reachability of one section with valid metadata."""
     findings: list[Finding] = []
     when = _parse_when(spec, findings)
+    if when is not None:
+        findings += _unknown_names(_Source(spec, spec.path, when), when_line=spec.location("when").line or 1)
     try:
         body = ENV.parse(spec.source, name=spec.path)
     except jinja2.TemplateSyntaxError as exc:
@@ -151,7 +153,8 @@ def check_section(
 def _check_tree(source: _Source, partials: Partials, variables: Mapping[str, str], reached: set[str]) -> list[Finding]:
     """A section's or partial's body: variables, private access, unordered sets, extends, and
     each partial it includes or imports (once per section and side)."""
-    findings = _variable_findings(source, variables, when_line=None)
+    findings = _unknown_names(source, when_line=None)
+    findings += _variable_findings(source, variables, when_line=None)
     findings += _private_access(source, when_line=None)
     findings += _set_arithmetic(source)
     findings += [Finding(source.path, node.lineno, 1, EXTENDS_REFUSED) for node in source.tree.find_all(nodes.Extends)]
@@ -203,6 +206,25 @@ def _unused_partial_syntax(partials: Partials, reached: set[str]) -> list[Findin
             ENV.parse(partial.source, name=partial.path)
         except jinja2.TemplateSyntaxError as exc:
             findings.append(Finding(partial.path, exc.lineno or 1, 1, f"template syntax error: {exc.message}"))
+    return findings
+
+
+def _unknown_names(source: _Source, when_line: int | None) -> list[Finding]:
+    """Filters and tests Jinja does not have (render fails on them). Each is renamed in the tree
+    to a known one afterwards, so the other checks can still compile it."""
+    findings = []
+    prefix = "" if when_line is None else "'when' expression: "
+    for node in source.tree.find_all((nodes.Filter, nodes.Test)):
+        assert isinstance(node, (nodes.Filter, nodes.Test))
+        kind, known, stand_in = (
+            ("filter", ENV.filters, "string") if isinstance(node, nodes.Filter) else ("test", ENV.tests, "defined")
+        )
+        if node.name in known:
+            continue
+        line = when_line or node.lineno
+        column = _column(source.path, line, node.name) if when_line is None else 1
+        findings.append(Finding(source.path, line, column, prefix + unknown_name(kind, node.name, ENV)))
+        node.name = stand_in
     return findings
 
 
@@ -272,7 +294,7 @@ def _variable_findings(source: _Source, variables: Mapping[str, str], when_line:
     prefix = "" if when_line is None else "'when' expression: "
     findings = []
     for name in sorted(meta.find_undeclared_variables(tree) - assigned):
-        problem = _variable_problem(source, name)
+        problem = _variable_problem(source, name, variables)
         if problem is not None:
             line = when_line or _first_use(tree, name)
             findings.append(Finding(source.path, line, _column(source.path, line, name), prefix + problem))
@@ -287,11 +309,11 @@ def _variable_findings(source: _Source, variables: Mapping[str, str], when_line:
     return findings
 
 
-def _variable_problem(source: _Source, name: str) -> str | None:
+def _variable_problem(source: _Source, name: str, variables: Mapping[str, str]) -> str | None:
     side = side_of(name)
     through = f" through {source.via}" if source.via else ""
     if side is None:
-        close = difflib.get_close_matches(name, [*STABLE, *VOLATILE], n=1)
+        close = [f"vars.{name}"] if name in variables else difflib.get_close_matches(name, [*STABLE, *VOLATILE], n=1)
         hint = f"; did you mean '{close[0]}'?" if close else ""
         return f"undefined variable '{name}'{through} (not a template variable; the Template variables page of the docs lists them{hint})"
     if side == "volatile" and source.spec.side == "stable":

@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import re
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import jinja2
@@ -12,6 +13,7 @@ from jinja2.compiler import CodeGenerator, Frame, optimizeconst
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from .._lib import checks
+from .._lib.errors import did_you_mean
 from . import limits
 from . import partials as partials_mod
 from .limits import MAX_ITEMS, MAX_TEXT_CHARS, Refused, TooLarge
@@ -166,6 +168,29 @@ class PartialLoader(jinja2.BaseLoader):
         if found.source is None:
             raise PartialRefused(f"partial {name!r} cannot be used: {found.problem}")
         return found
+
+
+UNKNOWN_NAME = re.compile(r"No (?P<kind>filter|test) named '(?P<name>[^']*)'")
+"""Jinja's message for a filter or test it does not have."""
+
+
+def unknown_name(kind: str, name: str, env: jinja2.Environment) -> str:
+    """The one message for an unknown filter or test (lint and render say the same)."""
+    known = env.filters if kind == "filter" else env.tests
+    return f"unknown {kind} '{name}'" + did_you_mean(name, sorted(known))
+
+
+def user_variable_hint(name: str, declared: Iterable[str]) -> str:
+    """` (did you mean 'vars.NAME'?)` when a template reads a declared user variable by its bare name."""
+    return f" (did you mean 'vars.{name}'?)" if name in set(declared) else ""
+
+
+def column_of(source: str, line: int | None, word: str) -> int:
+    """1-based column of `word` (not inside a longer name or after a dot) on a 1-based line of `source`; 1 if absent."""
+    lines = source.replace("\r\n", "\n").split("\n")
+    text = lines[line - 1] if line is not None and 0 < line <= len(lines) else ""
+    match = re.search(rf"(?<![\w.]){re.escape(word)}\b", text)
+    return match.start() + 1 if match else 1
 
 
 ENV = make_environment()

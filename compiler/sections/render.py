@@ -26,7 +26,17 @@ from ..model.units import DYNAMIC_UNIT, JOIN, order_files, reached
 from . import cacheunits, uservars
 from . import partials as partials_mod
 from .catalogue import SectionSpec, Selection
-from .environment import BYTECODE_SALT, PartialLoader, PartialRefused, Refused, make_environment
+from .environment import (
+    BYTECODE_SALT,
+    UNKNOWN_NAME,
+    PartialLoader,
+    PartialRefused,
+    Refused,
+    column_of,
+    make_environment,
+    unknown_name,
+    user_variable_hint,
+)
 from .variables import STABLE, VOLATILE, Contexts
 
 DEFAULT_CACHE = CacheConfig()
@@ -227,17 +237,42 @@ class Renderer:
             return self._template(spec).render(context)
         except jinja2.TemplateSyntaxError as exc:
             path = exc.filename or spec.path
-            raise TemplateError(f"template syntax error: {exc.message}", Location(path, exc.lineno, 1)) from exc
+            unknown = UNKNOWN_NAME.search(exc.message or "")
+            if unknown is None:
+                raise TemplateError(f"template syntax error: {exc.message}", Location(path, exc.lineno, 1)) from exc
+            column = column_of(self._source_of(path, spec), exc.lineno, unknown["name"])
+            message = unknown_name(unknown["kind"], unknown["name"], self.env)
+            raise TemplateError(message, Location(path, exc.lineno, column)) from exc
         except jinja2.UndefinedError as exc:
             where = self._place(exc, spec)
-            raise TemplateError(_undefined_message(spec, exc, self._partial_at(where)), where) from exc
+            message = _undefined_message(spec, exc, self._partial_at(where))
+            name = _undefined_name(exc)
+            if name is not None:
+                message += user_variable_hint(name, uservars.declared(context.get("vars")))
+                where = self._at_word(where, spec, name)
+            raise TemplateError(message, where) from exc
         except (uservars.UserVariableError, Refused, PartialRefused, jinja2.TemplateNotFound) as exc:
             raise TemplateError(_problem(spec, exc), self._place(exc, spec)) from exc
         except RecursionError as exc:
             raise TemplateError("partials include each other without end", self._place(exc, spec)) from exc
         except Exception as exc:  # anything the template's own expressions raised
             where = self._place(exc, spec)
+            unknown = UNKNOWN_NAME.search(str(exc)) if isinstance(exc, jinja2.TemplateRuntimeError) else None
+            if unknown is not None:  # a test Jinja lacks, inside an `if`: found only when it runs
+                message = unknown_name(unknown["kind"], unknown["name"], self.env)
+                raise TemplateError(message, self._at_word(where, spec, unknown["name"])) from exc
             raise TemplateError(f"template failed: {type(exc).__name__}: {exc}", where) from exc
+
+    def _source_of(self, path: str, spec: SectionSpec) -> str:
+        """The text of the section or partial at `path` ("" when neither)."""
+        if path == spec.path:
+            return spec.source
+        partial = next((p for p in self.loader.partials.by_name.values() if p.path == path), None)
+        return (partial.source or "") if partial is not None else ""
+
+    def _at_word(self, where: Location, spec: SectionSpec, word: str) -> Location:
+        """`where` with the column of `word` on its line."""
+        return Location(where.path, where.line, column_of(self._source_of(where.path or "", spec), where.line, word))
 
     def _place(self, exc: BaseException, spec: SectionSpec) -> Location:
         """The innermost template line of the traceback: in the section or in a partial."""
@@ -324,6 +359,12 @@ def _render_one(
     if not text:
         return None, "rendered empty"
     return RenderedSection(spec.id, spec.side, spec.title, text, source), selection.reason
+
+
+def _undefined_name(exc: jinja2.UndefinedError) -> str | None:
+    """The variable an undefined error names (None for a missing attribute or key)."""
+    match = re.fullmatch(r"'([A-Za-z_][A-Za-z0-9_]*)' is undefined", str(exc))
+    return match.group(1) if match else None
 
 
 def _undefined_message(spec: SectionSpec, exc: jinja2.UndefinedError, partial: str | None) -> str:

@@ -127,3 +127,8 @@ def template_vars(user: Sequence[UserVariable], side: str) -> UserVars:
     sides = {variable.name: variable.side for variable in user}
     shown = {v.name: v.value for v in user if side == "volatile" or v.side == "stable"}
     return UserVars(shown, sides, side) if user else UserVars(EMPTY, {}, side)
+
+
+def declared(mapping: object) -> tuple[str, ...]:
+    """Every user variable declared, on either side, of a context's `vars` (none for anything else)."""
+    return tuple(mapping._sides) if isinstance(mapping, UserVars) else ()

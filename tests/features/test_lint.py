@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from promptc.sections import catalogue
 
@@ -454,3 +456,69 @@ def test_set_arithmetic_on_dictionary_keys_is_a_finding(run_cli, user_dir):
         f"{directory}/sets.md.j2:7:1: '-' of dictionary keys gives a set, whose order changes"
     )
     assert ":8:" not in out
+
+
+# --------------------------------------------------------------------------- lint and render agree
+
+OWNER = "prompt:\n  variables:\n    owner_name: {side: stable}\n  values: {owner_name: Ann}\n"
+HOUSE_HEAD = "---\nid: house\norder: 150\nside: stable\nmodes: [full]\ntitle: House\n---\n## House\n"
+
+
+def test_unknown_filter_unknown_test_and_a_bare_user_variable_are_located_findings(run_cli, user_dir, write_yaml):
+    body = 'Hi {{ owner_name }}.\n{{ "x" | uppercase }}\n{% if 3 is shouty %}yes{% endif %}\n'
+    directory = user_dir({"house.md.j2": HOUSE_HEAD + body})
+    code, out, err = run_cli("lint", "--templates", directory, "--config", write_yaml("c.yaml", OWNER))
+    assert (code, err) == (1, "")
+    path = f"{directory}/house.md.j2"
+    assert out.splitlines() == [
+        f"{path}:9:7: undefined variable 'owner_name' (not a template variable; the Template variables page"
+        " of the docs lists them; did you mean 'vars.owner_name'?)",
+        f"{path}:10:10: unknown filter 'uppercase' (did you mean 'upper'?)",
+        f"{path}:11:12: unknown test 'shouty'",
+        "promptc lint: 3 problems in 1 file",
+    ]
+
+
+def test_an_unknown_filter_in_a_when_expression_is_a_finding(run_cli, user_dir):
+    text = HOUSE_HEAD.replace("title: House\n", "title: House\nwhen: channel | shout\n") + "x\n"
+    code, out, _ = run_cli("lint", "--templates", user_dir({"house.md.j2": text}))
+    assert code == 1
+    assert ": 'when' expression: unknown filter 'shout'" in out
+
+
+@pytest.mark.parametrize(
+    ("body", "column", "message"),
+    [
+        (
+            "Hi {{ owner_name }}.\n",
+            7,
+            "undefined variable: 'owner_name' is undefined (did you mean 'vars.owner_name'?)",
+        ),
+        ('{{ "x" | uppercase }}\n', 10, "unknown filter 'uppercase' (did you mean 'upper'?)"),
+        ("{% if 3 is shouty %}yes{% endif %}\n", 12, "unknown test 'shouty'"),
+        ("{{ 3 is shouty }}\n", 9, "unknown test 'shouty'"),
+    ],
+)
+def test_render_errors_carry_the_column_and_the_same_suggestion(
+    run_cli, user_dir, write_yaml, tmp_path, body, column, message
+):
+    directory = user_dir({"house.md.j2": HOUSE_HEAD + body})
+    (tmp_path / "ws").mkdir()
+    args = ("--workspace", tmp_path / "ws", "--templates", directory, "--config", write_yaml("c.yaml", OWNER))
+    code, out, err = run_cli("render", "--no-state", *args)
+    assert (code, out) == (2, "")
+    assert err == f"promptc: error: {directory}/house.md.j2:9:{column}: {message}\n"
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    body=st.lists(
+        st.sampled_from([*"{}%#|.()[]'\"=+-*~ \nabxis", "if ", "for ", "endif", "endfor", " in ", "is ", "vars"]),
+        max_size=40,
+    ).map("".join)
+)
+def test_no_template_text_makes_lint_fail_inside(run_cli, tmp_path_factory, body):
+    directory = tmp_path_factory.mktemp("sections")
+    (directory / "house.md.j2").write_text(HOUSE_HEAD + body, encoding="utf-8")
+    code, _, err = run_cli("lint", "--templates", directory)
+    assert code in (0, 1), err

@@ -153,7 +153,7 @@ def test_a_section_metadata_block_is_closed_only_by_a_dashes_line(user_dir, make
     assert spec.source == "\n" * 7 + "## Dots\n{{ 6 * 7 }} {{ oops }}\n"
     with pytest.raises(TemplateError) as info:
         compile_prompt(Request(workspace=make_workspace({}), template_dirs=(templates,)))
-    assert str(info.value.location) == f"{templates / 'dots.md.j2'}:9:1" and "oops" in info.value.message
+    assert str(info.value.location) == f"{templates / 'dots.md.j2'}:9:16" and "oops" in info.value.message
 
 
 def test_duplicate_order_is_an_error(user_dir):
