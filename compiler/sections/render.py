@@ -368,8 +368,7 @@ def _undefined_name(exc: jinja2.UndefinedError) -> str | None:
 
 
 def _undefined_message(spec: SectionSpec, exc: jinja2.UndefinedError, partial: str | None) -> str:
-    match = re.search(r"'([A-Za-z_][A-Za-z0-9_]*)' is undefined", str(exc))
-    name = match.group(1) if match else None
+    name = _undefined_name(exc)
     where = f" in partial {partial}" if partial else ""
     if spec.side == "stable" and name in VOLATILE:
         return (
