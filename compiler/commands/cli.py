@@ -22,6 +22,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "config": ("explain", "inspect resolved config"),
     "init": ("init", "seed a new workspace with default files"),
     "lint": ("lint", "check section templates: metadata, variables, reachability"),
+    "templates": ("templates", "list the built-in sections; copy one out to edit"),
     "snapshot": ("snapshot", "generate or check the committed prompt snapshots"),
     "bundle": ("bundle", "compile every variant of a matrix into a content-addressed bundle"),
     "cache": ("cache", "simulate provider prompt caches over a session trace; say why a cache tier changed"),

@@ -15,7 +15,7 @@ from .._lib.errors import Location, TemplateError
 from .._lib.reads import UNRECORDED, Recorder
 from ..model.prompt import SectionOrigin
 from . import partials as partials_mod
-from .sectionfile import DELIMITERS, SectionSpec, SpecCache, read_section
+from .sectionfile import DELIMITERS, INHERITED, SectionSpec, SpecCache, read_section
 
 SECTION_SUFFIX = ".md.j2"
 
@@ -83,38 +83,39 @@ def scan(
     """
     tracker, cache = tracker or UNRECORDED, {} if cache is None else cache
     dirs = [(Path(d), str(d)) for d in template_dirs]
+    builtins, problems = _read_files(builtin_dir(), _list_dir(builtin_dir(), tracker), "builtin", tracker, cache)
+    builtin_ids = frozenset(spec.id for spec in builtins)
     user_specs: list[SectionSpec] = []
-    problems: list[TemplateError] = []
     section_counts = []
     for directory, origin in dirs:
-        specs, found, count = _read_user_dir(directory, origin, tracker, cache)
+        specs, found, count = _read_user_dir(directory, origin, tracker, cache, builtin_ids)
         user_specs += specs
         problems += found
         section_counts.append(count)
-    builtins, found = _read_files(builtin_dir(), _list_dir(builtin_dir(), tracker), "builtin", tracker, cache)
-    problems += found
     partials = partials_mod.discover([*dirs, (resources.templates_root(), "builtin")], tracker)
     for (directory, _), sections, partial_files in zip(dirs, section_counts, partials.files_per_dir):
         if sections == 0 and partial_files == 0:
             problems.append(_contributes_nothing(directory))
-    specs = sorted(_effective(user_specs, builtins), key=lambda spec: spec.order)
+    effective, found = _effective(user_specs, builtins)
+    problems += found
+    specs = sorted(effective, key=lambda spec: spec.order)
     problems += _duplicate_orders(specs)
     origins = tuple(SectionOrigin(spec.id, spec.label, spec.overrides, spec.order) for spec in specs)
     return Catalogue(tuple(specs), partials, origins, misplaced_notes(template_dirs)), problems
 
 
 def _read_user_dir(
-    directory: Path, origin: str, tracker: Recorder, cache: SpecCache
+    directory: Path, origin: str, tracker: Recorder, cache: SpecCache, builtin_ids: frozenset[str]
 ) -> tuple[list[SectionSpec], list[TemplateError], int]:
     """The sections of one user dir, flat and in `sections/` (ids unique across the two), its
     problems, and how many section files it has."""
     names = _list_dir(directory, tracker)
-    specs, problems = _read_files(directory, names, origin, tracker, cache)
+    specs, problems = _read_files(directory, names, origin, tracker, cache, builtin_ids)
     nested = directory / SECTIONS_DIR
     count = len(names)
     if nested.is_dir():
         nested_names = _list_dir(nested, tracker)
-        more, found = _read_files(nested, nested_names, origin, tracker, cache)
+        more, found = _read_files(nested, nested_names, origin, tracker, cache, builtin_ids)
         specs, problems, count = specs + more, problems + found, count + len(nested_names)
     else:
         tracker.missing(str(nested))  # creating sections/ later is a change
@@ -134,12 +135,17 @@ def _list_dir(directory: Path, tracker: Recorder) -> tuple[str, ...]:
 
 
 def _read_files(
-    directory: Path, names: Sequence[str], origin: str, tracker: Recorder, cache: SpecCache
+    directory: Path,
+    names: Sequence[str],
+    origin: str,
+    tracker: Recorder,
+    cache: SpecCache,
+    builtin_ids: frozenset[str] = frozenset(),
 ) -> tuple[list[SectionSpec], list[TemplateError]]:
     specs, problems = [], []
     for name in names:
         try:
-            specs.append(read_section(directory / name, origin, tracker, cache))
+            specs.append(read_section(directory / name, origin, tracker, cache, builtin_ids))
         except TemplateError as error:
             problems += [TemplateError(problem.message, problem.location) for problem in (error, *error.more)]
     return specs, problems
@@ -236,17 +242,29 @@ def _contributes_nothing(directory: Path) -> TemplateError:
     )
 
 
-def _effective(user: Sequence[SectionSpec], builtins: Sequence[SectionSpec]) -> list[SectionSpec]:
-    """User sections (the first dir wins by id), marked when they replace a built-in, then the
-    built-ins nobody replaced."""
+def _effective(
+    user: Sequence[SectionSpec], builtins: Sequence[SectionSpec]
+) -> tuple[list[SectionSpec], list[TemplateError]]:
+    """User sections (the first dir wins by id), marked when they replace a built-in and given
+    the built-in's order, side and modes where they leave them out, then the built-ins nobody
+    replaced; and a problem for each user section missing such a key with no built-in to take it from."""
     builtin_by_id = {spec.id: spec for spec in builtins}
     by_id: dict[str, SectionSpec] = {}
+    problems = []
     for spec in user:
         replaced = builtin_by_id.get(spec.id)
-        by_id.setdefault(spec.id, dataclasses.replace(spec, overrides=replaced.label) if replaced else spec)
+        missing = [key for key in INHERITED if key not in dict(spec.key_lines)]
+        if missing and replaced is None:
+            problems += [TemplateError(f"missing metadata key '{key}'", Location(spec.path, 1, 1)) for key in missing]
+            continue
+        if replaced is not None:
+            spec = dataclasses.replace(
+                spec, overrides=replaced.label, **{key: getattr(replaced, key) for key in missing}
+            )
+        by_id.setdefault(spec.id, spec)
     for spec in builtins:
         by_id.setdefault(spec.id, spec)
-    return list(by_id.values())
+    return list(by_id.values()), problems
 
 
 def _duplicate_ids(specs: Sequence[SectionSpec]) -> list[TemplateError]:

@@ -75,10 +75,16 @@ MAX_TEMPLATE_BYTES = 1024 * 1024
 
 
 def read_section(
-    path: Path, origin: str = "builtin", tracker: Recorder | None = None, cache: SpecCache | None = None
+    path: Path,
+    origin: str = "builtin",
+    tracker: Recorder | None = None,
+    cache: SpecCache | None = None,
+    builtin_ids: frozenset[str] = frozenset(),
 ) -> SectionSpec:
     """Parse one section file: YAML frontmatter between `---` lines, then the Jinja body.
-    Every metadata problem of the file is in the one TemplateError raised."""
+    Every metadata problem of the file is in the one TemplateError raised. A user section whose
+    id is in `builtin_ids` may leave out the INHERITED keys: the spec then holds placeholders
+    there, its `key_lines` lack them, and the catalogue fills them from the built-in."""
     try:
         data, info = fsutil.read_regular(path, MAX_TEMPLATE_BYTES)
     except fsutil.Refused as exc:
@@ -89,13 +95,13 @@ def read_section(
     key = (str(path), origin, data)
     spec = None if cache is None else cache.get(key)
     if spec is None:
-        spec = _parse_section(path, origin, data)
+        spec = _parse_section(path, origin, data, builtin_ids if origin != "builtin" else frozenset())
         if cache is not None:
             cache[key] = spec
     return spec
 
 
-def _parse_section(path: Path, origin: str, data: bytes) -> SectionSpec:
+def _parse_section(path: Path, origin: str, data: bytes, builtin_ids: frozenset[str]) -> SectionSpec:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -103,7 +109,8 @@ def _parse_section(path: Path, origin: str, data: bytes) -> SectionSpec:
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")  # as text-mode reading gives
     end = _metadata_end(lines, path)
     located = yamlsrc.parse("\n".join([""] + lines[1:end]), str(path), TemplateError)
-    meta = _check_metadata(located, path)
+    given = _check_metadata(located, path, builtin_ids)
+    meta = {**{key: PLACEHOLDERS[key] for key in INHERITED}, **given}
     source = "\n" * (end + 1) + "\n".join(lines[end + 1 :])
     return SectionSpec(
         id=meta["id"],
@@ -115,7 +122,7 @@ def _parse_section(path: Path, origin: str, data: bytes) -> SectionSpec:
         slot=meta.get("slot"),
         path=str(path),
         source=source,
-        key_lines=tuple((str(key), located.where((key,)).line or 1) for key in meta),
+        key_lines=tuple((str(key), located.where((key,)).line or 1) for key in given),
         origin=origin,
     )
 
@@ -183,9 +190,11 @@ def _metadata_end(lines: list[str], path: Path) -> int:
 
 PLACEHOLDERS = {"id": "placeholder", "order": 0, "side": "stable", "modes": ["full"]}
 """Valid stand-ins for missing required keys, so the keys that are present still get checked."""
+INHERITED = ("order", "side", "modes")
+"""Required keys a section replacing a built-in may leave out: they default to the built-in's."""
 
 
-def _check_metadata(located: yamlsrc.Located, path: Path) -> dict[str, Any]:
+def _check_metadata(located: yamlsrc.Located, path: Path, builtin_ids: frozenset[str] = frozenset()) -> dict[str, Any]:
     """The metadata mapping; every problem in it is raised together, in line order."""
     meta = located.value
     if not isinstance(meta, dict):
@@ -198,7 +207,7 @@ def _check_metadata(located: yamlsrc.Located, path: Path) -> dict[str, Any]:
     problems += [
         TemplateError(f"missing metadata key '{key}'", Location(str(path), 1, 1))
         for key in REQUIRED_KEYS
-        if key not in meta
+        if key not in meta and not (key in INHERITED and meta.get("id") in builtin_ids)
     ]
     values = metadata_problems({**PLACEHOLDERS, **meta})
     problems += [TemplateError(problem, located.where((key,))) for key, problem in values if key in meta]

@@ -305,3 +305,18 @@ def test_a_new_sections_folder_is_seen_by_a_warm_compiler(tmp_path, make_workspa
         (templates / "sections").mkdir()
         (templates / "sections" / "safety.md.j2").write_text(_edited_safety(), encoding="utf-8")
         assert "Do not seek influence," in compiler.compile().stable
+
+
+def test_a_section_replacing_a_builtin_may_leave_out_order_side_and_modes(user_dir):
+    templates = user_dir({"safety.md.j2": "---\nid: safety\ntitle: Mine\n---\n## Mine\n"})
+    spec = next(spec for spec in catalogue.load([templates]).sections if spec.id == "safety")
+    assert (spec.order, spec.side, spec.modes, spec.title) == (800, "stable", frozenset({"full", "minimal"}), "Mine")
+    assert spec.overrides == "builtin:safety.md.j2"
+
+
+def test_a_new_section_must_still_give_order_side_and_modes(user_dir):
+    templates = user_dir({"fresh.md.j2": "---\nid: fresh\n---\nhi\n"})
+    with pytest.raises(TemplateError) as info:
+        catalogue.load([templates])
+    messages = [e.message for e in (info.value, *info.value.more)]
+    assert messages == ["missing metadata key 'order'", "missing metadata key 'side'", "missing metadata key 'modes'"]
