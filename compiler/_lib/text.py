@@ -1,5 +1,5 @@
-"""Text rules shared by every stage that emits prompt text: normalisation, the marker, and the
-characters that must never reach the output."""
+"""Text rules shared by every stage that emits text: normalisation, the marker, the characters
+that must never reach the output, and counted nouns in messages."""
 
 from __future__ import annotations
 
@@ -33,3 +33,8 @@ def neutralise(text: str, marker: str) -> str:
         return text
     starts = re.escape(marker[0]) + "(?=" + re.escape(marker[1:]) + ")"
     return re.sub(starts, lambda m: marker[0] + "\\", text)
+
+
+def plural(count: int, noun: str, nouns: str | None = None) -> str:
+    """`1 file`, `2 files`, `1,200 files` (`nouns`: the plural when it is not `noun` + s)."""
+    return f"{count:,} {noun if count == 1 else nouns or noun + 's'}"

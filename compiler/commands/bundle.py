@@ -7,6 +7,7 @@ import argparse
 from pathlib import Path
 
 from .._lib.errors import UsageError
+from .._lib.text import plural
 from ..features import bundle
 from ..warm import batch
 from .common import EXIT_FOUND, EXIT_OK, add_input_flags, request_from_args
@@ -78,9 +79,11 @@ def _bundle(args: argparse.Namespace) -> int:
     workers = batch.workers_for(len(planned.selected), args.jobs)
     where = f"shard {args.shard}: {len(planned.selected):,} of " if args.shard else ""
     processes = f"{workers} worker processes" if workers > 1 else "one process"
-    print(f"promptc: bundle: {where}{planned.matrix.count:,} variants ({planned.matrix.describe()}), {processes}")
+    print(
+        f"promptc: bundle: {where}{plural(planned.matrix.count, 'variant')} ({planned.matrix.describe()}), {processes}"
+    )
     outcome = bundle.run(planned, request, args.out, jobs=args.jobs, check=args.check)
-    counts = f"{outcome.variants} variants, {outcome.distinct} distinct stable parts"
+    counts = f"{plural(outcome.variants, 'variant')}, {plural(outcome.distinct, 'distinct stable part')}"
     what = f"shard {args.shard}" if args.shard else "bundle"
     if not args.check:
         print(f"promptc: {what} written to {args.out}: {counts} ({outcome.removed} stale removed)")
@@ -94,8 +97,8 @@ def _bundle(args: argparse.Namespace) -> int:
 def _merge(args: argparse.Namespace) -> int:
     _checked_out(args.out)
     outcome = bundle.merge(args.shards, args.out)
-    counts = f"{outcome.variants} variants, {outcome.distinct} distinct stable parts"
+    counts = f"{plural(outcome.variants, 'variant')}, {plural(outcome.distinct, 'distinct stable part')}"
     print(
-        f"promptc: bundle written to {args.out}: {counts}, from {len(args.shards)} shards ({outcome.removed} stale removed)"
+        f"promptc: bundle written to {args.out}: {counts}, from {plural(len(args.shards), 'shard')} ({outcome.removed} stale removed)"
     )
     return EXIT_OK

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from .._lib.frozen import thaw
+from .._lib.text import plural
 from ..model.prompt import Prompt
 from ..model.request import Request
 from ..model.workspace import BOOTSTRAP_FILE_NAMES, ContextFile
@@ -52,11 +53,6 @@ def read_from(request: Request, prompt: Prompt) -> ReadFrom:
     workspace = str(Path(files[0].path).parent) if files else None
     labels = tuple(str(path) for path in request.config_paths) + tuple(layer.label for layer in request.config_layers)
     return ReadFrom(workspace, labels, len(request.overrides))
-
-
-def plural(count: int, noun: str, nouns: str | None = None) -> str:
-    """`1 file`, `2 files` (`nouns`: the plural when it is not `noun` + s), the count with thousands separators."""
-    return f"{count:,} {noun if count == 1 else nouns or noun + 's'}"
 
 
 def report(prompt: Prompt, *, section_tokens: bool = True) -> dict[str, Any]:

@@ -5,7 +5,6 @@ layout, variables, user variables, duplicates, reachability, syntax), every prob
 from __future__ import annotations
 
 import difflib
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +18,7 @@ from ..inputs import layers
 from ..inputs import variables as config_variables
 from ..sections import catalogue, reachability
 from ..sections.catalogue import SectionSpec
-from ..sections.environment import ENV, EXTENDS_REFUSED, unknown_name
+from ..sections.environment import ENV, EXTENDS_REFUSED, column_of, unknown_name
 from ..sections.partials import Partials, check_name
 from ..sections.variables import STABLE, VOLATILE, side_of
 
@@ -378,10 +377,7 @@ def _first_use(tree: nodes.Template, name: str) -> int:
 
 
 def _column(path: str, line: int, name: str) -> int:
-    lines = _file_lines(path)
-    text = lines[line - 1] if 0 < line <= len(lines) else ""
-    match = re.search(rf"(?<![\w.]){re.escape(name)}\b", text)
-    return match.start() + 1 if match else 1
+    return column_of(Path(path).read_text(encoding="utf-8", errors="replace"), line, name)
 
 
 def _file_lines(path: str) -> list[str]:

@@ -251,7 +251,11 @@ class Renderer:
                 message += user_variable_hint(name, uservars.declared(context.get("vars")))
                 where = self._at_word(where, spec, name)
             raise TemplateError(message, where) from exc
-        except (uservars.UserVariableError, Refused, PartialRefused, jinja2.TemplateNotFound) as exc:
+        except uservars.UserVariableError as exc:
+            raise TemplateError(
+                _problem(spec, exc), self._at_word(self._place(exc, spec), spec, f"vars.{exc.name}")
+            ) from exc
+        except (Refused, PartialRefused, jinja2.TemplateNotFound) as exc:
             raise TemplateError(_problem(spec, exc), self._place(exc, spec)) from exc
         except RecursionError as exc:
             raise TemplateError("partials include each other without end", self._place(exc, spec)) from exc

@@ -497,6 +497,11 @@ def test_an_unknown_filter_in_a_when_expression_is_a_finding(run_cli, user_dir):
         ('{{ "x" | uppercase }}\n', 10, "unknown filter 'uppercase' (did you mean 'upper'?)"),
         ("{% if 3 is shouty %}yes{% endif %}\n", 12, "unknown test 'shouty'"),
         ("{{ 3 is shouty }}\n", 9, "unknown test 'shouty'"),
+        (
+            "Hi {{ vars.owner_nam }}.\n",
+            7,
+            "undefined user variable 'vars.owner_nam': not declared in prompt.variables (did you mean 'vars.owner_name'?)",
+        ),
     ],
 )
 def test_render_errors_carry_the_column_and_the_same_suggestion(

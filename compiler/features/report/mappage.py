@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterator
 
+from ..._lib.text import plural
 from ...emit import context
 from ...model.prompt import Prompt
 from .blocks import BOUNDARY, STABLE, VOLATILE, Block, PromptMap, build
@@ -62,13 +63,11 @@ def _header(m: PromptMap, title: str) -> str:
 
 def _tiers_line(m: PromptMap) -> str:
     count = len(m.tiers)
-    line = context.plural(count, "cache tier")
+    line = plural(count, "cache tier")
     if not m.prompt.breakpoints:
         return line + "; this session kind is sent without breakpoints (prompt.cache.uncachedSessions)"
     if m.breakpoints != count:
-        return (
-            line + f", sent as {context.plural(m.breakpoints, 'breakpoint')} (a tier too short to cache joins the next)"
-        )
+        return line + f", sent as {plural(m.breakpoints, 'breakpoint')} (a tier too short to cache joins the next)"
     return line
 
 
@@ -78,7 +77,7 @@ def _tiers_line(m: PromptMap) -> str:
 def _map_part(m: PromptMap) -> str:
     per = scale(m.total)
     intro = (
-        f"<p>Each square stands for about {context.plural(per, 'token')}; every block has at least one. "
+        f"<p>Each square stands for about {plural(per, 'token')}; every block has at least one. "
         "Blocks run in prompt order, a dark edge where each begins. Select a block to see its text and where it "
         "comes from.</p>"
     )
@@ -123,7 +122,7 @@ def _lane(m: PromptMap, tier: int | None, side: str, blocks: list[tuple[int, Blo
         return (
             f'<div class="boundary" role="separator" data-side="{side}" data-lane-tokens="{tokens}">'
             f'<a href="#b{index}" class="marker" data-tokens="{block.tokens}">Cache boundary '
-            f"({context.plural(block.tokens, 'token')})</a></div>"
+            f"({plural(block.tokens, 'token')})</a></div>"
         )
     heading = _lane_heading(m, tier, side, blocks, tokens)
     squares = "".join(_block_link(index, block, per) for index, block in blocks)
@@ -138,7 +137,7 @@ def _lane(m: PromptMap, tier: int | None, side: str, blocks: list[tuple[int, Blo
 
 
 def _lane_heading(m: PromptMap, tier: int | None, side: str, blocks: list[tuple[int, Block]], tokens: int) -> str:
-    count = context.plural(len(blocks), "block")
+    count = plural(len(blocks), "block")
     if side == STABLE and tier is not None:
         ttl = next(t.ttl for t in m.tiers if t.index == tier)
         return f"Tier {tier}, cached for {ttl}: {num(tokens)} tokens in {count}"
@@ -162,7 +161,7 @@ def _block_link(index: int, block: Block, per: int) -> str:
 
 def _block_label(block: Block) -> str:
     cut = ", truncated" if block.file is not None and block.file.status == "truncated" else ""
-    return f"{block.label}: {block.kind}, {tier_name(block.tier)}, {context.plural(block.tokens, 'token')}{cut}"
+    return f"{block.label}: {block.kind}, {tier_name(block.tier)}, {plural(block.tokens, 'token')}{cut}"
 
 
 WHAT = {"section": "the section", "file": "the workspace file"}
@@ -280,7 +279,7 @@ def _left_out_part(prompt: Prompt) -> str:
     parts = ['<section aria-labelledby="out-h"><h2 id="out-h">Not in this prompt</h2>']
     parts.append(
         table(
-            f"{context.plural(len(sections), 'section')} left out",
+            f"{plural(len(sections), 'section')} left out",
             ("section", "order", "why", "source"),
             section_rows,
             (1,),
@@ -290,7 +289,7 @@ def _left_out_part(prompt: Prompt) -> str:
     )
     parts.append(
         table(
-            f"{context.plural(len(files), 'file')} left out by a filter",
+            f"{plural(len(files), 'file')} left out by a filter",
             ("file", "status", "characters", "why"),
             file_rows,
             (2,),

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..._lib.text import plural
 from ...model.request import Request
 from ..cache import report
 from ..cache.replay import Replay
@@ -126,8 +127,8 @@ def _chart(t: Timeline, name: str, result: Result) -> str:
     columns = "".join(_column(t, name, index, turn, tallest) for index, turn in enumerate(turns))
     writes = sum(len(turn.writes) for turn in turns)
     description = (
-        f"{len(turns)} turns under {name} rules: {num(result.read)} tokens read from the cache, "
-        f"{num(result.written)} written in {writes} writes, {num(result.uncached)} sent uncached."
+        f"{plural(len(turns), 'turn')} under {name} rules: {num(result.read)} tokens read from the cache, "
+        f"{num(result.written)} written in {plural(writes, 'write')}, {num(result.uncached)} sent uncached."
     )
     return (
         f'<div class="scroll"><svg class="chart" viewBox="0 0 {width} {BAND + HEIGHT}" style="min-width:{MIN_PIXELS * len(turns)}px" '

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..._lib.text import plural
 from ...emit import context
 from ...model.prompt import Prompt
 from .htmlkit import esc, table
@@ -11,7 +12,7 @@ def skills_part(prompt: Prompt) -> str:
     """Counts, then the listed skills, those not listed and the SKILL.md files skipped, each with the reason."""
     summary, block = context.skills_summary(prompt), prompt.skills
     counts = (
-        f"<p>{context.plural(summary['found'], 'SKILL.md file')} found, {summary['eligible']:,} eligible, "
+        f"<p>{plural(summary['found'], 'SKILL.md file')} found, {summary['eligible']:,} eligible, "
         f"{summary['listed']:,} listed.</p>"
     )
     note = f'<p class="note">{esc(block.note)}</p>' if block.note else ""
@@ -28,9 +29,9 @@ def skills_part(prompt: Prompt) -> str:
     ]
     if dropped:
         rows = [(esc(e.name), esc(e.reason or ""), f"<code>{esc(e.location)}</code>") for e in dropped]
-        parts.append(table(f"{context.plural(len(dropped), 'skill')} not listed", ("skill", "why", "location"), rows))
+        parts.append(table(f"{plural(len(dropped), 'skill')} not listed", ("skill", "why", "location"), rows))
     if block.skipped:
         skipped = [(f"<code>{esc(path)}</code>", esc(why)) for path, why in block.skipped]
-        caption = f"{context.plural(len(block.skipped), 'SKILL.md file')} skipped before they became skills"
+        caption = f"{plural(len(block.skipped), 'SKILL.md file')} skipped before they became skills"
         parts.append(table(caption, ("file", "why"), skipped))
     return "".join(parts) + "</section>"

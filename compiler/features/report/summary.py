@@ -8,6 +8,7 @@ import os
 import re
 from collections.abc import Sequence
 
+from ..._lib.text import plural
 from ...emit import context
 from ...model.prompt import Prompt
 from ...model.workspace import ContextFile, SkillsBlock
@@ -38,20 +39,18 @@ def lines(prompt: Prompt) -> list[str]:
 
 def _file_line(file: ContextFile) -> str:
     if file.status == "dropped":
-        return f"{file.name} left out: the total budget was used up before it ({context.plural(file.raw_chars, 'character')})"
-    return (
-        f"{file.name} cut from {file.raw_chars:,} to {context.plural(file.injected_chars, 'character')} ({file.reason})"
-    )
+        return f"{file.name} left out: the total budget was used up before it ({plural(file.raw_chars, 'character')})"
+    return f"{file.name} cut from {file.raw_chars:,} to {plural(file.injected_chars, 'character')} ({file.reason})"
 
 
 def _skill_lines(prompt: Prompt) -> list[str]:
     block, summary = prompt.skills, context.skills_summary(prompt)
     found = []
     if block.skipped:
-        found.append(f"{context.plural(len(block.skipped), 'SKILL.md file')} skipped ({_groups(summary['skipped'])})")
+        found.append(f"{plural(len(block.skipped), 'SKILL.md file')} skipped ({_groups(summary['skipped'])})")
     not_listed = sum(summary["not_listed"].values())
     if not_listed:
-        eligible = context.plural(not_listed, "eligible skill")
+        eligible = plural(not_listed, "eligible skill")
         found.append(f"{eligible} left out of the skills list ({_groups(summary['not_listed'])})")
     cut = _cut_descriptions(block, summary["listed"])
     if cut:
@@ -69,14 +68,12 @@ def _cut_descriptions(block: SkillsBlock, listed: int) -> str | None:
         return None
     shown = DESCRIPTION.findall(block.text)
     if not shown:
-        return f"the descriptions of all {context.plural(listed, 'listed skill')} left out to fit the skills budget"
+        return f"the descriptions of all {plural(listed, 'listed skill')} left out to fit the skills budget"
     cut = [d for d in shown if d.endswith(ELLIPSIS)]
     if not cut:
         return None
     longest = max(len(ENTITY.sub("_", d)) for d in cut)
-    return (
-        f"{context.plural(len(cut), 'skill description')} cut to at most {longest} characters to fit the skills budget"
-    )
+    return f"{plural(len(cut), 'skill description')} cut to at most {longest} characters to fit the skills budget"
 
 
 def _other_warnings(prompt: Prompt) -> list[str]:

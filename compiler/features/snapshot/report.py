@@ -7,13 +7,9 @@ from __future__ import annotations
 import difflib
 from collections.abc import Sequence
 
+from ..._lib.text import plural
 from . import worddiff
 from .drift import Check, Drift, Failure
-
-
-def plural(count: int, noun: str) -> str:
-    """`1 scenario`, `2 scenarios`."""
-    return f"{count:,} {noun}" if count == 1 else f"{count:,} {noun}s"
 
 
 def format_check(result: Check, color: bool = False) -> str:

@@ -8,6 +8,7 @@ import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from ..._lib.text import plural
 from ..cache.pricing import RULE_SETS
 from . import cost, worddiff
 from .drift import Check
@@ -28,10 +29,6 @@ def document(root: Path, result: Check, path: Path) -> str:
 
 
 # --------------------------------------------------------------------------- words shared by both
-
-
-def plural(count: int, noun: str) -> str:
-    return f"{count:,} {noun}" if count == 1 else f"{count:,} {noun}s"
 
 
 def headline(review: Review) -> str:

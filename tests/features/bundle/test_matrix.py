@@ -159,3 +159,11 @@ def test_a_huge_value_is_quoted_short_in_an_error(run_cli, write_yaml, tmp_path)
     assert code == 2 and err.count("\n") == 1
     assert len(err) < 400
     assert f"channel={'x' * 60}... (1,000,000 characters)" in err
+
+
+def test_a_one_variant_bundle_counts_in_the_singular(run_cli, write_yaml, tmp_path):
+    matrix = write_yaml("matrix.yaml", "sessions: [main]\n")
+    code, out, _ = run_cli("bundle", "--matrix", matrix, "--workspace", EXAMPLES / "workspace", "--out", tmp_path / "b")
+    assert code == 0
+    assert out.startswith("promptc: bundle: 1 variant (1 session), one process\n")
+    assert ": 1 variant, 1 distinct stable part (0 stale removed)\n" in out
