@@ -82,6 +82,8 @@ class Write:
     """EXPIRED, FIRST_USE, CHANGED or EXPIRED_AND_CHANGED."""
     changed: tuple[str, ...] = ()
     """For a change: the units that differ from the variant's previous turn, in prompt order."""
+    money: float = 0.0
+    """What they cost, in the price table's currency."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,7 +212,8 @@ class _State:
                 continue  # too short to cache: stays pending, sent uncached unless a later tier takes it
             multiple = price.multiple(price.write[turn.ttls[tier]])
             cause, changed = self._cause(turn, keys, end, tier)
-            writes.append(Write(index, tier + 1, pending, pending * multiple, cause, changed))
+            units = pending * multiple
+            writes.append(Write(index, tier + 1, pending, units, cause, changed, money(units, price)))
             written, cost, pending = written + pending, cost + pending * multiple, 0
             self.expiry[keys[end - 1]] = turn.at + self._lifetime(turn, tier)
         after = cumulative[-1] - cumulative[ends[-1] if ends else 0]  # units past the last breakpoint
@@ -243,7 +246,7 @@ class _State:
         if missed:
             tier = next(t for t, end in enumerate(turn.tier_ends) if end > matched)
             cause, changed = self._cause(turn, keys, turn.tier_ends[tier], tier)
-            writes = (Write(index, tier + 1, missed, float(missed), cause, changed),)
+            writes = (Write(index, tier + 1, missed, float(missed), cause, changed, money(missed, price)),)
         for key in keys:  # every prefix of this request is cached now
             self.expiry[key] = turn.at + self.rules.lifetime("")
         # The matched prefix past its last whole increment is sent at the base price.

@@ -109,6 +109,15 @@ def test_the_text_report_names_the_causes(run_cli, make_workspace, tmp_path):
     assert code == 0
     assert "stable part changed by a volatile fact: 0 of 2 turns" in out
     assert "x  changed: USER.md" in out and "anthropic: cost " in out
+    from promptc.features.cache.pricing import ANTHROPIC
+
+    assert f"money at the prices of templates/pricing.yaml as of {ANTHROPIC.as_of} (USD" in out
+    data = simulate(run_cli, write_trace(tmp_path, events), *INPUTS, "--workspace", workspace)
+    anthropic = data["providers"]["anthropic"]
+    assert data["prices"]["as_of"] == ANTHROPIC.as_of
+    # Every turn is on Sonnet 4.5 (the base run): $3 per million base-input units.
+    assert anthropic["money"] == pytest.approx(anthropic["cost"] * 3 / 1_000_000, rel=1e-4)
+    assert f"(${anthropic['money']:,.4f}) of" in out
 
 
 def test_a_bad_trace_is_a_located_error(run_cli, tmp_path):
