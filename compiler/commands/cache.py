@@ -83,9 +83,10 @@ def _diff(args: argparse.Namespace) -> int:
     request = request_from_args(args)
     if args.bundle is not None:
         after = _compile(request)
-        before_stable, before_tiers = _bundle_variant(args.bundle, after, request.run)
+        before_stable, before_tiers, before_id = _bundle_variant(args.bundle, after, request.run)
         changes = diff.compare(before_tiers, cache_tiers.entries(after.tiers, after.units))
         before_texts = cache_tiers.unit_texts(before_stable, before_tiers)  # a bundle keeps stable parts only
+        identities = (before_id, _identity(request.run, before_id))
     else:
         if args.runs is not None:
             flags = run_fact_flags(args)
@@ -97,8 +98,20 @@ def _diff(args: argparse.Namespace) -> int:
         before, after = (_compile(r) for r in pair)
         changes = diff.compare_prompts(before, after)
         before_texts = {u.name: u.text for u in before.units}
-    emit(_diff_text(changes, before_texts, after), None)
+        identities = (_identity(pair[0].run), _identity(pair[1].run))
+    switched = diff.switch(*identities)
+    if switched is not None:
+        changes = diff.rewritten(cache_tiers.entries(after.tiers, after.units), switched[0])
+    text = _diff_text(changes, before_texts, after)
+    emit(text if switched is None else switched[1] + "\n" + text, None)
     return EXIT_FOUND if any(c.changed for c in changes) else EXIT_OK
+
+
+def _identity(run: RunFacts, fallback: diff.Identity | None = None) -> diff.Identity:
+    """The provider and model a run's requests go to (a fact the run leaves unset: `fallback`'s)."""
+    provider = run.provider if run.provider is not None or fallback is None else fallback.provider
+    model = run.model if run.model is not None or fallback is None else fallback.model
+    return diff.Identity(provider, model)
 
 
 def _compile(request: Request) -> Prompt:
@@ -115,7 +128,7 @@ def _diff_text(changes: tuple[diff.TierChange, ...], before: dict[str, str], aft
     shown = False
     for change in changes:
         lines.append(diff.describe(change))
-        if change.own and not shown:
+        if change.own and not shown and not change.switch:
             name = next(n for n in change.causes if before.get(n) != now.get(n))
             if name == DYNAMIC_UNIT and name not in before:
                 lines.append("  (the bundle keeps no volatile text to compare with)")
@@ -125,7 +138,7 @@ def _diff_text(changes: tuple[diff.TierChange, ...], before: dict[str, str], aft
     return "\n".join(lines) + "\n"
 
 
-def _bundle_variant(path: Path, prompt: Prompt, run: RunFacts) -> tuple[str, list[dict[str, Any]]]:
+def _bundle_variant(path: Path, prompt: Prompt, run: RunFacts) -> tuple[str, list[dict[str, Any]], diff.Identity]:
     """The stored stable text and tiers of the bundle's variant for these run facts: the facts the
     run sets pick it, and when several variants fit, the error names the facts to choose with."""
     from ..features.bundle import Bundle
@@ -134,4 +147,4 @@ def _bundle_variant(path: Path, prompt: Prompt, run: RunFacts) -> tuple[str, lis
     given = {"agent": prompt.agent, "session": run.session, "mode": run.effective_mode if run.mode else None}
     given |= {name: getattr(run, name) for name in ("provider", "model", "channel", "chat_type")}
     variant = opened.variant(**{name: value for name, value in given.items() if value is not None})
-    return opened.stable_text(variant), opened.tiers(variant)
+    return opened.stable_text(variant), opened.tiers(variant), diff.Identity(variant.provider, variant.model)

@@ -104,8 +104,11 @@ def to_responses(prompt: Prompt) -> dict[str, Any]:
 
 def _cache_key(prompt: Prompt) -> dict[str, str]:
     """`prompt_cache_key` when `prompt.cache.openaiKey` is on: the same stable part, the same
-    key, so OpenAI routes its requests to the same cache."""
-    return {"prompt_cache_key": "promptc-" + prompt.stable_sha256[:16]} if prompt.openai_cache_key else {}
+    key, so OpenAI routes its requests to the same cache; `prompt_cache_retention` when
+    `prompt.cache.openaiRetention` is set."""
+    key = {"prompt_cache_key": "promptc-" + prompt.stable_sha256[:16]} if prompt.openai_cache_key else {}
+    retention = prompt.openai_cache_retention
+    return key | ({"prompt_cache_retention": retention} if retention else {})
 
 
 def to_bedrock(prompt: Prompt) -> dict[str, Any]:

@@ -236,7 +236,12 @@ def _cache_config(configs: ConfigSet) -> CacheConfig:
                 origin.location if origin and origin.location else Location(origin.label if origin else "config")
             )
     return CacheConfig(
-        tiers, tree["ttl"] or (), tree["openaiKey"], MappingProxyType(locations), tuple(tree["uncachedSessions"])
+        tiers,
+        tree["ttl"] or (),
+        tree["openaiKey"],
+        MappingProxyType(locations),
+        tuple(tree["uncachedSessions"]),
+        tree["openaiRetention"],
     )
 
 

@@ -85,6 +85,8 @@ class CacheConfig:
     uncached_sessions: tuple[str, ...] = ()
     """`prompt.cache.uncachedSessions`: session kinds whose Anthropic and Bedrock payloads carry
     no breakpoint (they run further apart than any cache lives: a write would be paid for nothing)."""
+    openai_retention: str | None = None
+    """`prompt.cache.openaiRetention`: the `prompt_cache_retention` sent to OpenAI (`in_memory` or `24h`)."""
 
 
 @dataclass(frozen=True, slots=True)

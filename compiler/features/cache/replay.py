@@ -26,7 +26,7 @@ from ...model.request import Request
 from ...model.runfacts import FACTS, RunFacts
 from ...warm import compiler as engine
 from ...warm.sources import KeptSources
-from .pricing import Rules
+from .pricing import Rules, identity
 from .simulate import Turn, Unit
 from .trace import Event, TraceError, apply
 
@@ -54,6 +54,8 @@ class Compiled:
     """The tiers as sent to Anthropic and Bedrock (ones too short to cache merged)."""
     volatile_tokens: int
     """Tokens after the last breakpoint (below the boundary)."""
+    model: str = ""
+    """The cache identity: the turn's model with its provider (a cache is per model)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,7 +116,8 @@ def _compiled(event: Event, run: RunFacts, prompt: Prompt, counter: _Counter) ->
     variant = "/".join(str(_variant_value(run, name) or "-") for name in VARIANT_FACTS)
     breakpoints = cache_tiers.merged(prompt.tiers, cache_tiers.min_tokens(prompt.model)) if prompt.breakpoints else ()
     rest = cache_tiers.uncovered(prompt.volatile, prompt.units)
-    return Compiled(event, variant, units, prompt.tiers, breakpoints, counter(rest) if rest else 0)
+    model = identity(run.provider, run.model)
+    return Compiled(event, variant, units, prompt.tiers, breakpoints, counter(rest) if rest else 0, model)
 
 
 def _turn(compiled: Compiled, tiers: Sequence[CacheTier]) -> Turn:
@@ -123,7 +126,9 @@ def _turn(compiled: Compiled, tiers: Sequence[CacheTier]) -> Turn:
         position += len(tier.units)
         ends.append(position)
     ttls = tuple(t.ttl for t in tiers)
-    return Turn(compiled.event.at, compiled.variant, compiled.units, tuple(ends), ttls, compiled.volatile_tokens)
+    return Turn(
+        compiled.event.at, compiled.variant, compiled.units, tuple(ends), ttls, compiled.volatile_tokens, compiled.model
+    )
 
 
 class _Counter:

@@ -121,3 +121,37 @@ def test_totals_and_cached_share_add_up():
     assert result.total_tokens == 2 * 2100
     assert result.cached_share == pytest.approx(2000 / 4200)
     assert result.cost == pytest.approx(2000 * 1.25 + 100 + 2000 * 0.1 + 100)
+
+
+# --------------------------------------------------------------------------- per model: identity, minimum, money
+
+
+def test_a_cache_is_per_model_so_the_first_turn_on_each_model_writes():
+    opus = "anthropic/claude-opus-4-1"
+    trace = [
+        turn(0, ONE_TIER, [1]),
+        Turn(20, "main", tuple(ONE_TIER), (1,), ("5m",), 100, opus),
+        turn(40, ONE_TIER, [1]),
+        Turn(60, "main", tuple(ONE_TIER), (1,), ("5m",), 100, opus),
+    ]
+    result = simulate(trace, ANTHROPIC)
+    assert [t.written for t in result.turns] == [2000, 2000, 0, 0]
+    assert [w.cause for w in result.writes] == [FIRST_USE, FIRST_USE]
+
+
+def test_money_is_the_units_at_the_turns_model_input_price():
+    # Opus 4.1: $15 per million input tokens; Sonnet 4.5 (and an unknown model): $3.
+    one = simulate([Turn(0, "main", tuple(ONE_TIER), (1,), ("5m",), 100, "anthropic/claude-opus-4-1")], ANTHROPIC)
+    assert one.cost == pytest.approx(2000 * 1.25 + 100)
+    assert one.money == pytest.approx((2000 * 1.25 + 100) * 15 / 1_000_000)
+    assert one.money_without_cache == pytest.approx(2100 * 15 / 1_000_000)
+    plain = simulate([turn(0, ONE_TIER, [1])], ANTHROPIC)
+    assert plain.money == pytest.approx((2000 * 1.25 + 100) * 3 / 1_000_000)
+    assert plain.writes[0].money == pytest.approx(2000 * 1.25 * 3 / 1_000_000)
+
+
+def test_a_model_with_a_larger_minimum_caches_nothing_under_it():
+    # Haiku 4.5 caches nothing under 4,096 tokens: 2,000 are sent at the base price.
+    haiku = Turn(0, "main", tuple(ONE_TIER), (1,), ("5m",), 100, "anthropic/claude-haiku-4-5")
+    first = simulate([haiku], ANTHROPIC).turns[0]
+    assert (first.written, first.uncached, first.cost) == (0, 2100, 2100)
