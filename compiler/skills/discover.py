@@ -307,6 +307,9 @@ def _read_skill(base: _Base, relative: str, walk: _Walk, directory: int) -> Skil
     found = skillfile.read(path, raw, walk.parsed)
     if isinstance(found, Skill):
         return found
+    if isinstance(found[0], Skill):  # read line by line: listed, with a warning
+        walk.diagnostics.append(found[1])
+        return found[0]
     walk.diagnostics.append(found[0])
     walk.skipped.append((path, found[1]))
     return None
