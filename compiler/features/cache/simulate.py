@@ -193,9 +193,7 @@ class _State:
 
     # ----------------------------------------------------------------- breakpoints (Anthropic, Bedrock)
 
-    def _explicit(
-        self, index: int, turn: Turn, keys: list[str], cumulative: list[int], price: ModelPrice
-    ) -> TurnCost:
+    def _explicit(self, index: int, turn: Turn, keys: list[str], cumulative: list[int], price: ModelPrice) -> TurnCost:
         ends = [end for end in turn.tier_ends if end > 0]
         hit = self._longest_hit(turn, [(end, keys[end - 1]) for end in ends], cumulative, price.min_tokens)
         read = cumulative[hit]
@@ -220,9 +218,7 @@ class _State:
         uncached = pending + after + turn.volatile_tokens
         return TurnCost(read, written, uncached, cost + uncached, tuple(writes))
 
-    def _longest_hit(
-        self, turn: Turn, candidates: list[tuple[int, str]], cumulative: list[int], minimum: int
-    ) -> int:
+    def _longest_hit(self, turn: Turn, candidates: list[tuple[int, str]], cumulative: list[int], minimum: int) -> int:
         """Units covered by the longest live cache entry at a breakpoint (0 when none)."""
         best = 0
         for end, key in candidates:
@@ -236,9 +232,7 @@ class _State:
 
     # ----------------------------------------------------------------- automatic prefix caching (OpenAI)
 
-    def _automatic(
-        self, index: int, turn: Turn, keys: list[str], cumulative: list[int], price: ModelPrice
-    ) -> TurnCost:
+    def _automatic(self, index: int, turn: Turn, keys: list[str], cumulative: list[int], price: ModelPrice) -> TurnCost:
         matched = max((i + 1 for i, key in enumerate(keys) if self.expiry.get(key, -1.0) >= turn.at), default=0)
         read = _counted(cumulative[matched], price.min_tokens, self.rules.increment)
         missed = cumulative[-1] - cumulative[matched]
