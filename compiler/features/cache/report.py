@@ -10,14 +10,15 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...model.units import label as unit_label
-from .pricing import RULE_SETS, Rules
+from .pricing import RULE_SETS, Rules, with_retention
 from .replay import Replay
 from .simulate import Result, Write, simulate
 
 
 def simulate_all(replay: Replay, rule_sets: Sequence[Rules] = tuple(RULE_SETS.values())) -> dict[str, Result]:
-    """The replay under every rule set, by name."""
-    return {rules.name: simulate(replay.turns(rules), rules) for rules in rule_sets}
+    """The replay under every rule set, by name (automatic caching with the retention the config asks for)."""
+    chosen = [r if r.explicit else with_retention(r, replay.openai_retention or r.retention) for r in rule_sets]
+    return {rules.name: simulate(replay.turns(rules), rules) for rules in chosen}
 
 
 def cause_of(write: Write) -> str:
