@@ -12,7 +12,7 @@ from typing import Any
 from .. import tiers as cache_tiers
 from .._lib.errors import UsageError
 from ..emit import payloads
-from ..features.cache import diff, replay, report, trace
+from ..features.cache import diff, replay, report, retention, trace
 from ..model.prompt import Prompt
 from ..model.request import Request
 from ..model.runfacts import RunFacts
@@ -41,6 +41,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
     simulate.add_argument(
         "--html", type=Path, metavar="FILE", help="also write the per-turn timeline and the layouts compared, as HTML"
     )
+    simulate.add_argument(
+        "--keep-warm",
+        type=_minutes,
+        default=retention.KEEP_WARM_MINUTES,
+        metavar="MINUTES",
+        help=f"the keep-warm ping interval the retention comparison prices (default: {retention.KEEP_WARM_MINUTES})",
+    )
     add_input_flags(simulate)
     simulate.set_defaults(handler=_simulate)
     compare = sub.add_parser("diff", help="say which cache tiers two compiles do not share, and why")
@@ -56,6 +63,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
     compare.set_defaults(handler=_diff)
 
 
+def _minutes(text: str) -> int:
+    """A whole number of minutes from 1 to 59 (argparse reports the error)."""
+    if not text.isdigit() or not 1 <= int(text) <= 59:
+        raise argparse.ArgumentTypeError(f"expected whole minutes from 1 to 59, got {text!r}")
+    return int(text)
+
+
 def _no_command(_args: argparse.Namespace) -> int:
     raise UsageError("choose a cache command: simulate or diff")
 
@@ -67,7 +81,8 @@ def _simulate(args: argparse.Namespace) -> int:
     events = trace.load(args.trace)
     request = request_from_args(args)
     replayed = replay.replay(request, events, args.trace)
-    data = report.document(replayed, report.simulate_all(replayed), str(args.trace))
+    options = retention.compare(replayed, args.keep_warm)
+    data = report.document(replayed, report.simulate_all(replayed), str(args.trace), options)
     emit(payloads.dumps(data) if args.format == "json" else report.text(data), None)
     if args.html is not None:
         from ..features.report import simpage
