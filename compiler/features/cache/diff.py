@@ -57,7 +57,10 @@ def switch(before: Identity, after: Identity) -> tuple[str, str] | None:
     """(`provider` or `model`, the line saying so) when the two sides use different caches;
     None when they share one. No provider documents a cache shared between models."""
     if before.provider != after.provider:
-        return "provider", f"provider changed: {before.provider or '-'} -> {after.provider or '-'}: every tier rewritten"
+        return (
+            "provider",
+            f"provider changed: {before.provider or '-'} -> {after.provider or '-'}: every tier rewritten",
+        )
     if before.model != after.model:
         return "model", f"model changed: {before.model or '-'} -> {after.model or '-'}: every tier rewritten"
     return None

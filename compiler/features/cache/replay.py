@@ -59,6 +59,10 @@ class Compiled:
     """The cache identity: the turn's model with its provider (a cache is per model)."""
     sequence: bytes = b""
     """The OpenAI request's text as automatic caching matches it (see `simulate.Turn.sequence`)."""
+    unit_bytes: tuple[int, ...] = ()
+    """Each unit's UTF-8 size with its separator (what the merge of short tiers measures)."""
+    session: str = "main"
+    """The turn's session kind."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,9 +87,10 @@ class Replay:
         return tuple(dataclasses.replace(_turn(c, c.tiers), sequence=c.sequence) for c in self.events)
 
 
-def replay(request: Request, events: Sequence[Event], trace_path: Path) -> Replay:
+def replay(request: Request, events: Sequence[Event], trace_path: Path, check_leaks: bool = True) -> Replay:
     """Compile every event of a trace over `request` (its run is the base facts) on a copy of
-    the workspace, which each event's edits change before it compiles."""
+    the workspace, which each event's edits change before it compiles (`check_leaks`: compile
+    each a second time with the volatile facts reset, to check the stable part stays)."""
     counter = _Counter()
     with _workspace_copy(request) as workspace:
         compiler = engine.Compiler.from_request(dataclasses.replace(request, workspace=workspace))
@@ -95,7 +100,7 @@ def replay(request: Request, events: Sequence[Event], trace_path: Path) -> Repla
                 apply(event.edits, workspace, event, trace_path)
                 run = _run(request.run, event, trace_path)
                 prompt = compiler.compile(run)
-                if compiler.compile(_reset_volatile(run, request.run)).stable != prompt.stable:
+                if check_leaks and compiler.compile(_reset_volatile(run, request.run)).stable != prompt.stable:
                     leaks.append(event.line)
                 compiled.append(_compiled(event, run, prompt, counter))
                 retention = prompt.openai_cache_retention  # config, so the same on every turn
@@ -128,7 +133,8 @@ def _compiled(event: Event, run: RunFacts, prompt: Prompt, counter: _Counter) ->
     model = identity(run.provider, run.model)
     rest_tokens = counter(rest) if rest else 0
     sequence = counter.sequence(payloads.unmarked_text(prompt))
-    return Compiled(event, variant, units, prompt.tiers, breakpoints, rest_tokens, model, sequence)
+    sizes = tuple(len((u.text + u.separator).encode("utf-8")) for u in prompt.units)
+    return Compiled(event, variant, units, prompt.tiers, breakpoints, rest_tokens, model, sequence, sizes, run.session)
 
 
 def _turn(compiled: Compiled, tiers: Sequence[CacheTier]) -> Turn:

@@ -14,6 +14,7 @@ the input price, and money.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -188,11 +189,14 @@ class _State:
         self.expiry: dict[str, float] = {}
         self.last: dict[tuple[str, str], tuple[Turn, list[str]]] = {}
         self.sequences: dict[str, dict[str, tuple[bytes, float]]] = {}
+        self.prices: dict[str, ModelPrice] = {}
 
     def step(self, index: int, turn: Turn) -> TurnCost:
-        keys = prefix_keys(turn.units, turn.model)
+        keys = list(_prefix_keys(turn.units, turn.model))
         cumulative = _cumulative(turn.units)
-        price = self.rules.price(turn.model)
+        if turn.model not in self.prices:
+            self.prices[turn.model] = self.rules.price(turn.model)
+        price = self.prices[turn.model]
         step = self._explicit if self.rules.explicit else self._automatic
         cost = step(index, turn, keys, cumulative, price)
         self.last[(turn.variant, turn.model)] = (turn, keys)
@@ -201,9 +205,7 @@ class _State:
 
     # ----------------------------------------------------------------- breakpoints (Anthropic, Bedrock)
 
-    def _explicit(
-        self, index: int, turn: Turn, keys: list[str], cumulative: list[int], price: ModelPrice
-    ) -> TurnCost:
+    def _explicit(self, index: int, turn: Turn, keys: list[str], cumulative: list[int], price: ModelPrice) -> TurnCost:
         ends = [end for end in turn.tier_ends if end > 0]
         hit = self._longest_hit(turn, [(end, keys[end - 1]) for end in ends], cumulative, price.min_tokens)
         read = cumulative[hit]
@@ -228,9 +230,7 @@ class _State:
         uncached = pending + after + turn.volatile_tokens
         return TurnCost(read, written, uncached, cost + uncached, tuple(writes))
 
-    def _longest_hit(
-        self, turn: Turn, candidates: list[tuple[int, str]], cumulative: list[int], minimum: int
-    ) -> int:
+    def _longest_hit(self, turn: Turn, candidates: list[tuple[int, str]], cumulative: list[int], minimum: int) -> int:
         """Units covered by the longest live cache entry at a breakpoint (0 when none)."""
         best = 0
         for end, key in candidates:
@@ -244,9 +244,7 @@ class _State:
 
     # ----------------------------------------------------------------- automatic prefix caching (OpenAI)
 
-    def _automatic(
-        self, index: int, turn: Turn, keys: list[str], cumulative: list[int], price: ModelPrice
-    ) -> TurnCost:
+    def _automatic(self, index: int, turn: Turn, keys: list[str], cumulative: list[int], price: ModelPrice) -> TurnCost:
         live = max((i + 1 for i, key in enumerate(keys) if self.expiry.get(key, -1.0) >= turn.at), default=0)
         total = cumulative[-1] + turn.volatile_tokens
         matched = min(self._sequence_match(turn), total) if turn.sequence else cumulative[live]
@@ -295,6 +293,12 @@ class _State:
             return FIRST_USE, ()
         stale = before_end > 0 and self.expiry.get(before_keys[before_end - 1], -1.0) < turn.at
         return (EXPIRED_AND_CHANGED if stale else CHANGED), changed
+
+
+@functools.lru_cache(maxsize=8192)
+def _prefix_keys(units: tuple[Unit, ...], model: str) -> tuple[str, ...]:
+    """`prefix_keys`, remembered: a trace repeats the same units turn after turn."""
+    return tuple(prefix_keys(units, model))
 
 
 def _common_prefix(a: bytes, b: bytes) -> int:
