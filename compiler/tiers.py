@@ -77,11 +77,7 @@ def layout(units: Sequence[PromptUnit], cache: CacheConfig) -> tuple[CacheTier, 
     MEMORY.md still ends its file tiers where the others do); empty tiers vanish; every tier's
     text ends with the separator."""
     groups: list[tuple[int, list[PromptUnit]]] = []
-    current, after_files = 0, False
-    for unit in units:
-        after_files = after_files or unit.name.startswith(FILE_PREFIX)
-        last = len(cache.tiers) - 1 if after_files and unit.name.startswith(SECTION_PREFIX) else 0
-        current = max(current, assigned_tier(unit.name, cache), last)
+    for unit, current in zip(units, positions([u.name for u in units], cache)):
         if not groups or groups[-1][0] != current:
             groups.append((current, []))
         groups[-1][1].append(unit)
@@ -94,6 +90,18 @@ def layout(units: Sequence[PromptUnit], cache: CacheConfig) -> tuple[CacheTier, 
             CacheTier(index, tuple(u.name for u in members), text, ttl_for(position, cache), running.hexdigest())
         )
     return tuple(tiers)
+
+
+def positions(names: Sequence[str], cache: CacheConfig) -> list[int]:
+    """Each unit's configured tier (0-based), in order: max(its tier, the previous unit's), a
+    section after the project-context files in the last configured tier."""
+    found, current, after_files = [], 0, False
+    for name in names:
+        after_files = after_files or name.startswith(FILE_PREFIX)
+        last = len(cache.tiers) - 1 if after_files and name.startswith(SECTION_PREFIX) else 0
+        current = max(current, assigned_tier(name, cache), last)
+        found.append(current)
+    return found
 
 
 def ttl_for(position: int, cache: CacheConfig) -> str:

@@ -12,7 +12,8 @@ from typing import Any
 from .. import tiers as cache_tiers
 from .._lib.errors import UsageError
 from ..emit import payloads
-from ..features.cache import diff, replay, report, trace
+from ..features.cache import diff, optimize, replay, report, retention, trace
+from ..features.cache.pricing import RULE_SETS
 from ..model.prompt import Prompt
 from ..model.request import Request
 from ..model.runfacts import RunFacts
@@ -41,8 +42,34 @@ def configure(parser: argparse.ArgumentParser) -> None:
     simulate.add_argument(
         "--html", type=Path, metavar="FILE", help="also write the per-turn timeline and the layouts compared, as HTML"
     )
+    simulate.add_argument(
+        "--keep-warm",
+        type=_minutes,
+        default=retention.KEEP_WARM_MINUTES,
+        metavar="MINUTES",
+        help=f"the keep-warm ping interval the retention comparison prices (default: {retention.KEEP_WARM_MINUTES})",
+    )
     add_input_flags(simulate)
     simulate.set_defaults(handler=_simulate)
+    best = sub.add_parser("optimize", help="search the cache layouts for the cheapest on a session trace")
+    best.add_argument(
+        "--trace", type=Path, required=True, metavar="FILE", help="JSONL session trace (one event per turn)"
+    )
+    best.add_argument(
+        "--budget",
+        type=_positive,
+        default=optimize.DEFAULT_BUDGET,
+        metavar="N",
+        help=f"price at most N layouts in the search (default: {optimize.DEFAULT_BUDGET})",
+    )
+    best.add_argument(
+        "--provider",
+        choices=[name for name, rules in RULE_SETS.items() if rules.explicit],
+        default="anthropic",
+        help="whose cache rules and prices (default: anthropic)",
+    )
+    add_input_flags(best)
+    best.set_defaults(handler=_optimize)
     compare = sub.add_parser("diff", help="say which cache tiers two compiles do not share, and why")
     which = compare.add_mutually_exclusive_group(required=True)
     which.add_argument("--runs", nargs=2, type=Path, metavar=("BEFORE", "AFTER"), help="two run-fact files")
@@ -56,6 +83,20 @@ def configure(parser: argparse.ArgumentParser) -> None:
     compare.set_defaults(handler=_diff)
 
 
+def _positive(text: str) -> int:
+    """A whole number of at least 1 (argparse reports the error)."""
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
+    return int(text)
+
+
+def _minutes(text: str) -> int:
+    """A whole number of minutes from 1 to 59 (argparse reports the error)."""
+    if not text.isdigit() or not 1 <= int(text) <= 59:
+        raise argparse.ArgumentTypeError(f"expected whole minutes from 1 to 59, got {text!r}")
+    return int(text)
+
+
 def _no_command(_args: argparse.Namespace) -> int:
     raise UsageError("choose a cache command: simulate or diff")
 
@@ -67,13 +108,41 @@ def _simulate(args: argparse.Namespace) -> int:
     events = trace.load(args.trace)
     request = request_from_args(args)
     replayed = replay.replay(request, events, args.trace)
-    data = report.document(replayed, report.simulate_all(replayed), str(args.trace))
+    options = retention.compare(replayed, args.keep_warm)
+    data = report.document(replayed, report.simulate_all(replayed), str(args.trace), options)
     emit(payloads.dumps(data) if args.format == "json" else report.text(data), None)
     if args.html is not None:
         from ..features.report import simpage
 
         emit(simpage.page(request, events, args.trace, replayed), args.html)
     return EXIT_OK
+
+
+# --------------------------------------------------------------------------- optimize
+
+
+def _optimize(args: argparse.Namespace) -> int:
+    events = trace.load(args.trace)
+    outcome = optimize.optimize(request_from_args(args), events, args.trace, RULE_SETS[args.provider], args.budget)
+    emit(_optimize_text(outcome, str(args.trace)), None)
+    return EXIT_OK
+
+
+def _optimize_text(outcome: optimize.Outcome, path: str) -> str:
+    """The best layout as a config layer, its predicted cost beside the others' as comments."""
+    rules = outcome.rules
+    lines = [
+        f"# promptc cache optimize: the cheapest of {outcome.tried} layouts tried on {path} ({outcome.turns} turns),",
+        f"# under {rules.name}'s cache rules; money at the prices of templates/pricing.yaml as of {rules.as_of}.",
+        f"# Predicted cost per {optimize.TURNS:,} turns (base-input units, {rules.currency}):",
+    ]
+    width = max(len(p.label) for p in outcome.priced)
+    for priced in outcome.priced:
+        units, money = priced.per_turns(outcome.turns)
+        lines.append(
+            f"#   {priced.label:<{width}}  {units:>14,.0f} units  {report.shown_money(money, rules.currency):>10}"
+        )
+    return "\n".join([*lines, *outcome.best.snippet()]) + "\n"
 
 
 # --------------------------------------------------------------------------- diff

@@ -8,6 +8,7 @@ stable parts must be equal.
 
 from __future__ import annotations
 
+import array
 import contextlib
 import dataclasses
 import shutil
@@ -19,7 +20,7 @@ from typing import Any
 
 from ... import tiers as cache_tiers
 from ..._lib.errors import Location, PromptcError, RunFactsError
-from ...emit import tokens
+from ...emit import payloads, tokens
 from ...inputs import runfacts
 from ...model.prompt import CacheTier, Prompt
 from ...model.request import Request
@@ -56,6 +57,12 @@ class Compiled:
     """Tokens after the last breakpoint (below the boundary)."""
     model: str = ""
     """The cache identity: the turn's model with its provider (a cache is per model)."""
+    sequence: bytes = b""
+    """The OpenAI request's text as automatic caching matches it (see `simulate.Turn.sequence`)."""
+    unit_bytes: tuple[int, ...] = ()
+    """Each unit's UTF-8 size with its separator (what the merge of short tiers measures)."""
+    session: str = "main"
+    """The turn's session kind."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,16 +75,22 @@ class Replay:
     """Trace lines where resetting the volatile facts changed the stable part (should be none)."""
     token_method: str
     """How tokens were counted."""
+    openai_retention: str | None = None
+    """`prompt.cache.openaiRetention` as the trace's first turn compiled it."""
 
     def turns(self, rules: Rules) -> tuple[Turn, ...]:
         """The trace as the simulator sees it under `rules`: explicit caches get the breakpoints
-        sent to them, automatic ones the compiled tiers (for naming where a miss began)."""
-        return tuple(_turn(c, c.breakpoints if rules.explicit else c.tiers) for c in self.events)
+        sent to them, automatic ones the compiled tiers (for naming where a miss began) and the
+        request's bytes (matched token by token)."""
+        if rules.explicit:
+            return tuple(_turn(c, c.breakpoints) for c in self.events)
+        return tuple(dataclasses.replace(_turn(c, c.tiers), sequence=c.sequence) for c in self.events)
 
 
-def replay(request: Request, events: Sequence[Event], trace_path: Path) -> Replay:
+def replay(request: Request, events: Sequence[Event], trace_path: Path, check_leaks: bool = True) -> Replay:
     """Compile every event of a trace over `request` (its run is the base facts) on a copy of
-    the workspace, which each event's edits change before it compiles."""
+    the workspace, which each event's edits change before it compiles (`check_leaks`: compile
+    each a second time with the volatile facts reset, to check the stable part stays)."""
     counter = _Counter()
     with _workspace_copy(request) as workspace:
         compiler = engine.Compiler.from_request(dataclasses.replace(request, workspace=workspace))
@@ -87,10 +100,11 @@ def replay(request: Request, events: Sequence[Event], trace_path: Path) -> Repla
                 apply(event.edits, workspace, event, trace_path)
                 run = _run(request.run, event, trace_path)
                 prompt = compiler.compile(run)
-                if compiler.compile(_reset_volatile(run, request.run)).stable != prompt.stable:
+                if check_leaks and compiler.compile(_reset_volatile(run, request.run)).stable != prompt.stable:
                     leaks.append(event.line)
                 compiled.append(_compiled(event, run, prompt, counter))
-    return Replay(tuple(compiled), tuple(leaks), counter.method)
+                retention = prompt.openai_cache_retention  # config, so the same on every turn
+    return Replay(tuple(compiled), tuple(leaks), counter.method, retention)
 
 
 def _run(base: RunFacts, event: Event, trace_path: Path) -> RunFacts:
@@ -117,7 +131,10 @@ def _compiled(event: Event, run: RunFacts, prompt: Prompt, counter: _Counter) ->
     breakpoints = cache_tiers.merged(prompt.tiers, cache_tiers.min_tokens(prompt.model)) if prompt.breakpoints else ()
     rest = cache_tiers.uncovered(prompt.volatile, prompt.units)
     model = identity(run.provider, run.model)
-    return Compiled(event, variant, units, prompt.tiers, breakpoints, counter(rest) if rest else 0, model)
+    rest_tokens = counter(rest) if rest else 0
+    sequence = counter.sequence(payloads.unmarked_text(prompt))
+    sizes = tuple(len((u.text + u.separator).encode("utf-8")) for u in prompt.units)
+    return Compiled(event, variant, units, prompt.tiers, breakpoints, rest_tokens, model, sequence, sizes, run.session)
 
 
 def _turn(compiled: Compiled, tiers: Sequence[CacheTier]) -> Turn:
@@ -147,6 +164,12 @@ class _Counter:
         if text not in self.seen:
             self.seen[text] = int(self.count(text))
         return self.seen[text]
+
+    def sequence(self, text: str) -> bytes:
+        """`text` as `simulate.Turn.sequence`: its token ids, four bytes each, or its UTF-8 bytes
+        when tokens are estimated as four bytes each."""
+        ids = tokens.encode(text) if self.exact else None
+        return text.encode("utf-8") if ids is None else array.array("I", ids).tobytes()
 
 
 @contextlib.contextmanager

@@ -10,14 +10,16 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...model.units import label as unit_label
-from .pricing import RULE_SETS, Rules
+from .pricing import RULE_SETS, Rules, with_retention
 from .replay import Replay
+from .retention import Option
 from .simulate import Result, Write, simulate
 
 
 def simulate_all(replay: Replay, rule_sets: Sequence[Rules] = tuple(RULE_SETS.values())) -> dict[str, Result]:
-    """The replay under every rule set, by name."""
-    return {rules.name: simulate(replay.turns(rules), rules) for rules in rule_sets}
+    """The replay under every rule set, by name (automatic caching with the retention the config asks for)."""
+    chosen = [r if r.explicit else with_retention(r, replay.openai_retention or r.retention) for r in rule_sets]
+    return {rules.name: simulate(replay.turns(rules), rules) for rules in chosen}
 
 
 def cause_of(write: Write) -> str:
@@ -37,8 +39,10 @@ def shown_money(amount: float, currency: str) -> str:
     return f"${amount:,.4f}" if currency == "USD" else f"{amount:,.4f} {currency}"
 
 
-def document(replay: Replay, results: Mapping[str, Result], trace: str) -> dict[str, Any]:
-    """The whole report as data (`--format json`)."""
+def document(
+    replay: Replay, results: Mapping[str, Result], trace: str, options: Sequence[Option] = ()
+) -> dict[str, Any]:
+    """The whole report as data (`--format json`); `options`: the retention comparison."""
     lines = [c.event.line for c in replay.events]
     first = next(iter(results.values()), None)
     return {
@@ -48,6 +52,20 @@ def document(replay: Replay, results: Mapping[str, Result], trace: str) -> dict[
         "prices": prices(first.rules) if first else {},
         "volatile_fact_changed_stable": {"count": len(replay.leaks), "lines": list(replay.leaks)},
         "providers": {name: _provider(result, lines) for name, result in results.items()},
+        "retention": [_option(option) for option in options],
+    }
+
+
+def _option(option: Option) -> dict[str, Any]:
+    result = option.result
+    return {
+        "name": option.name,
+        "provider": option.provider,
+        "cost": round(result.cost, 3),
+        "money": round(result.money, 6),
+        "cost_ratio": round(option.cost_ratio, 6),
+        "pings": option.pings,
+        "ping_money": round(option.ping_money, 6),
     }
 
 
@@ -126,4 +144,12 @@ def text(data: Mapping[str, Any]) -> str:
             f"{g['cause']}"
             for g in p["causes"]
         ]
+    if data["retention"]:
+        out += ["", "how long to keep the cache (the same trace; costs include the pings):"]
+        for o in data["retention"]:
+            pinged = f"; {o['pings']} pings, {shown_money(o['ping_money'], currency)} of it" if o["pings"] else ""
+            out.append(
+                f"  {o['provider']:9} {o['name']:58} {o['cost']:>12,.1f} units  {shown_money(o['money'], currency):>10}"
+                f"  ({o['cost_ratio']:.3f}x){pinged}"
+            )
     return "\n".join(out) + "\n"

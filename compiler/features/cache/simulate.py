@@ -14,12 +14,15 @@ the input price, and money.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from .pricing import ModelPrice, Rules, money
 
+BYTES_PER_TOKEN = 4
+"""A `Turn.sequence` holds four bytes a token."""
 EXPIRED = "expired"
 """The tier's bytes were cached before, unchanged, but the entry had run out."""
 FIRST_USE = "first use"
@@ -63,6 +66,11 @@ class Turn:
     model: str = ""
     """The cache identity: the model with its provider (`anthropic/claude-sonnet-4-5`); '' when
     unknown (priced at the provider's default row)."""
+    sequence: bytes = b""
+    """For automatic caching, the whole request as it matches a cached one: four bytes a token
+    (the token ids, or the UTF-8 text when tokens are estimated as four bytes each). A match runs
+    as far as these agree, past unit boundaries and the cache boundary. Empty: matched at unit
+    boundaries only."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,11 +188,15 @@ class _State:
         self.rules = rules
         self.expiry: dict[str, float] = {}
         self.last: dict[tuple[str, str], tuple[Turn, list[str]]] = {}
+        self.sequences: dict[str, dict[str, tuple[bytes, float]]] = {}
+        self.prices: dict[str, ModelPrice] = {}
 
     def step(self, index: int, turn: Turn) -> TurnCost:
-        keys = prefix_keys(turn.units, turn.model)
+        keys = list(_prefix_keys(turn.units, turn.model))
         cumulative = _cumulative(turn.units)
-        price = self.rules.price(turn.model)
+        if turn.model not in self.prices:
+            self.prices[turn.model] = self.rules.price(turn.model)
+        price = self.prices[turn.model]
         step = self._explicit if self.rules.explicit else self._automatic
         cost = step(index, turn, keys, cumulative, price)
         self.last[(turn.variant, turn.model)] = (turn, keys)
@@ -233,19 +245,38 @@ class _State:
     # ----------------------------------------------------------------- automatic prefix caching (OpenAI)
 
     def _automatic(self, index: int, turn: Turn, keys: list[str], cumulative: list[int], price: ModelPrice) -> TurnCost:
-        matched = max((i + 1 for i, key in enumerate(keys) if self.expiry.get(key, -1.0) >= turn.at), default=0)
-        read = _counted(cumulative[matched], price.min_tokens, self.rules.increment)
-        missed = cumulative[-1] - cumulative[matched]
+        live = max((i + 1 for i, key in enumerate(keys) if self.expiry.get(key, -1.0) >= turn.at), default=0)
+        total = cumulative[-1] + turn.volatile_tokens
+        matched = min(self._sequence_match(turn), total) if turn.sequence else cumulative[live]
+        read = _counted(matched, price.min_tokens, self.rules.increment)
+        missed = max(0, cumulative[-1] - matched)  # stable tokens the cache did not serve
         writes: tuple[Write, ...] = ()
         if missed:
-            tier = next(t for t, end in enumerate(turn.tier_ends) if end > matched)
+            tier = next(t for t, end in enumerate(turn.tier_ends) if cumulative[end] > matched)
             cause, changed = self._cause(turn, keys, turn.tier_ends[tier], tier)
             writes = (Write(index, tier + 1, missed, float(missed), cause, changed, money(missed, price)),)
         for key in keys:  # every prefix of this request is cached now
             self.expiry[key] = turn.at + self.rules.lifetime("")
         # The matched prefix past its last whole increment is sent at the base price.
-        uncached = cumulative[matched] - read + turn.volatile_tokens
+        uncached = total - read - missed
         return TurnCost(read, missed, uncached, read * price.multiple(price.read) + missed + uncached, writes)
+
+    def _sequence_match(self, turn: Turn) -> int:
+        """Tokens of the longest prefix `turn` shares with a live cached request on its model; the
+        request is cached afterwards, and the entry it matched lives on from now."""
+        store = self.sequences.setdefault(turn.model, {})
+        for digest in [d for d, (_, expiry) in store.items() if expiry < turn.at]:
+            del store[digest]
+        best, best_digest = 0, ""
+        for digest, (sequence, _) in store.items():
+            shared = _common_prefix(sequence, turn.sequence)
+            if shared > best:
+                best, best_digest = shared, digest
+        until = turn.at + self.rules.lifetime("")
+        if best_digest:
+            store[best_digest] = (store[best_digest][0], until)
+        store[hashlib.sha256(turn.sequence).hexdigest()] = (turn.sequence, until)
+        return best // BYTES_PER_TOKEN
 
     # ----------------------------------------------------------------- why a write happened
 
@@ -262,6 +293,21 @@ class _State:
             return FIRST_USE, ()
         stale = before_end > 0 and self.expiry.get(before_keys[before_end - 1], -1.0) < turn.at
         return (EXPIRED_AND_CHANGED if stale else CHANGED), changed
+
+
+@functools.lru_cache(maxsize=8192)
+def _prefix_keys(units: tuple[Unit, ...], model: str) -> tuple[str, ...]:
+    """`prefix_keys`, remembered: a trace repeats the same units turn after turn."""
+    return tuple(prefix_keys(units, model))
+
+
+def _common_prefix(a: bytes, b: bytes) -> int:
+    """How many leading bytes `a` and `b` share."""
+    size = min(len(a), len(b))
+    if a[:size] == b[:size]:
+        return size
+    differ = int.from_bytes(a[:size], "big") ^ int.from_bytes(b[:size], "big")
+    return size - (differ.bit_length() + 7) // 8
 
 
 def _cumulative(units: Sequence[Unit]) -> list[int]:

@@ -155,3 +155,45 @@ def test_a_model_with_a_larger_minimum_caches_nothing_under_it():
     haiku = Turn(0, "main", tuple(ONE_TIER), (1,), ("5m",), 100, "anthropic/claude-haiku-4-5")
     first = simulate([haiku], ANTHROPIC).turns[0]
     assert (first.written, first.uncached, first.cost) == (0, 2100, 2100)
+
+
+# --------------------------------------------------------------------------- automatic caching, token by token
+
+
+def tokens_of(*runs):
+    """A request's sequence: each (token value, count) run, four bytes a token."""
+    return b"".join(value.to_bytes(4, "little") * count for value, count in runs)
+
+
+def test_automatic_caching_matches_token_by_token_past_a_changed_unit_start():
+    before = [unit("section:all", 1100), unit("file:MEMORY.md", 300)]
+    after = [before[0], unit("file:MEMORY.md", 300, "v2")]
+    first = Turn(0, "main", tuple(before), (1, 2), ("5m", "5m"), 50, "", tokens_of((1, 1400), (9, 50)))
+    # The edit changes MEMORY.md from its 101st token on: 1,200 tokens agree.
+    second = Turn(10, "main", tuple(after), (1, 2), ("5m", "5m"), 50, "", tokens_of((1, 1200), (2, 200), (9, 50)))
+    cost = simulate([first, second], OPENAI).turns[1]
+    # 1,200 matched: 1,024 plus one whole step of 128 served; 200 stable tokens missed; the rest uncached.
+    assert (cost.read, cost.written, cost.uncached) == (1152, 200, 98)
+    assert cost.cost == pytest.approx(1152 * 0.1 + 200 + 98)
+    assert [(w.tier, w.cause) for w in cost.writes] == [(2, CHANGED)]
+
+
+def test_automatic_caching_continues_into_the_volatile_part_as_far_as_it_agrees():
+    units = [unit("section:all", 1100), unit("file:MEMORY.md", 300)]
+    first = Turn(0, "main", tuple(units), (2,), ("5m",), 50, "", tokens_of((1, 1400), (9, 50)))
+    second = Turn(10, "main", tuple(units), (2,), ("5m",), 50, "", tokens_of((1, 1400), (9, 30), (8, 20)))
+    cost = simulate([first, second], OPENAI).turns[1]
+    # 1,430 tokens agree: 1,024 plus three whole steps of 128 = 1,408 served.
+    assert (cost.read, cost.written, cost.uncached) == (1408, 0, 42)
+
+
+def test_extended_retention_keeps_an_openai_entry_for_a_day():
+    from promptc.features.cache.pricing import with_retention
+
+    units = [unit("section:all", 2000)]
+    sequence = tokens_of((1, 2000), (9, 100))
+    turns = [Turn(at, "main", tuple(units), (1,), ("5m",), 100, "", sequence) for at in (0, 3600, 3600 * 20)]
+    in_memory = simulate(turns, OPENAI)
+    extended = simulate(turns, with_retention(OPENAI, "24h"))
+    assert [t.read for t in in_memory.turns] == [0, 0, 0]
+    assert [t.read for t in extended.turns] == [0, 2048, 2048]  # 2,100 agree: 1,024 + 8 x 128
