@@ -153,6 +153,7 @@ class KeptSources:
             raise WorkspaceError("workspace directory not found", Location(str(root))) from error
         self.identities[str(resolved)] = (info.st_dev, info.st_ino)  # every later open must find this one
         self.tracker.listing(str(resolved), info, None, lambda: None)  # it must stay a directory
+        self.tracker.resolved(os.path.abspath(root), str(resolved))  # and `root` must still lead to it
         return resolved
 
     def shown_workspace(self, cfg: ResolvedConfig, root: Path) -> str:
