@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .._lib import checks
+from .._lib import checks, entrypoints
 from .._lib.errors import did_you_mean
 from ..model.config import CACHE_TTLS, MAX_CACHE_TIERS
 from ..model.runfacts import SESSION_KINDS
@@ -105,9 +105,10 @@ def timezone(value: Any) -> str | None:
 def hook_specs(value: Any) -> str | None:
     problem = string_list(value)
     if problem is None:
-        bad = [item for item in value if item.count(":") != 1 or "" in item.split(":")]
-        if bad:
-            return f"hooks must be 'module:function', got {bad[0]!r}"
+        problems = [entrypoints.target_problem(item) for item in value]
+        problem = next((p for p in problems if p is not None), None)
+        if problem is not None:
+            return f"hooks {problem}"
     return problem
 
 

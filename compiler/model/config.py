@@ -218,6 +218,8 @@ class Layer:
     """Where each value was written."""
     unchecked: tuple[str, ...] = ()
     """OpenClaw keys promptc does not use, accepted without checks (inputs/openclaw.py)."""
+    unchecked_paths: frozenset[tuple] = frozenset()
+    """The same keys as key paths: their values get one origin, at the key, none inside."""
 
     def note(self) -> str | None:
         """One line naming the unchecked OpenClaw keys, or None."""
