@@ -33,7 +33,7 @@ def test_four_large_files_fill_the_total_and_later_files_are_dropped() -> None:
         loaded("BOOTSTRAP.md", "b" * 1_000),
         loaded("MEMORY.md", "m" * 1_000),
     ]
-    result = budget.apply(files, Budgets())
+    result = budget.apply(files, Budgets(style="70/20"))
     # Worked by hand: 14,000 + 4,000 + 2 newlines + a marker of 81 + len(name) - 7 characters;
     # IDENTITY.md gets the remaining 5,748 (4,023 + 1,149 + 84 + 2); USER.md the remaining 490
     # with a compact marker (343 + 98 + 17 + 2); then 30 < 64 remain.
@@ -133,7 +133,7 @@ def test_signature_is_compact_json_of_budgets_and_cut_counts() -> None:
     assert json.loads(budget.signature(cut_files(), Budgets())) == {
         "maxChars": 20_000,
         "totalMaxChars": 60_000,
-        "files": [["SOUL.md", 40_000, 18_083]],
+        "files": [["SOUL.md", 40_000, 19_999]],  # test_truncate works the 75/25 cut out
     }
     assert " " not in budget.signature(cut_files(), Budgets())
 
@@ -206,4 +206,4 @@ def test_broken_session_state_is_a_located_error(tmp_path: Path) -> None:
 
 def test_cut_descriptions_give_the_per_file_numbers() -> None:
     result = budget.apply([loaded("SOUL.md", "a" * 40_000), loaded("USER.md", "short")], Budgets())
-    assert budget.describe_cuts(result) == ("SOUL.md: 40000 chars -> 18083 injected (truncated: per-file limit)",)
+    assert budget.describe_cuts(result) == ("SOUL.md: 40000 chars -> 19999 injected (truncated: per-file limit)",)
