@@ -11,7 +11,7 @@ from pathlib import Path
 from ..model.config import Budgets
 from ..model.workspace import ContextFile, FileStatus, WorkspaceFile
 from .state import read_json_bytes, read_json_object, write_members
-from .truncate import truncate_file, truncate_with_digest
+from .truncate import squeeze_blank_lines, truncate_file, truncate_with_digest
 
 MIN_REMAINING = 64
 """Below this many characters of total budget, later files are dropped."""
@@ -81,7 +81,7 @@ def _cut(name: str, content: str, limit: int, style: str, cuts: Cuts) -> tuple[s
     if found is None:
         trimmed = content.rstrip()
         text = truncate_for(name, trimmed, limit, style)
-        found = cuts[key] = (text, len(trimmed), text != trimmed)
+        found = cuts[key] = (squeeze_blank_lines(text), len(trimmed), text != trimmed)
     return found
 
 

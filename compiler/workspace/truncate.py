@@ -36,6 +36,17 @@ STYLES: dict[str, Proportions] = {
 """The cut of each `agents.defaults.bootstrapTruncation` value (the first is the default)."""
 
 
+BLANK_RUN = re.compile(r"\n{3,}")
+"""Three or more line feeds in a row (two or more empty lines); a line holding spaces or a
+carriage return is not empty here."""
+
+
+def squeeze_blank_lines(text: str) -> str:
+    """`text` with every run of empty lines cut to one, as OpenClaw injects a file: applied after
+    the cut, so a marker's numbers still count characters of the file on disk."""
+    return BLANK_RUN.sub("\n\n", text)
+
+
 def truncate_file(name: str, text: str, max_chars: int, style: str = "75/25") -> str:
     """`text` trailing-trimmed, cut head/tail with a marker when longer than `max_chars`.
 

@@ -207,3 +207,25 @@ def test_broken_session_state_is_a_located_error(tmp_path: Path) -> None:
 def test_cut_descriptions_give_the_per_file_numbers() -> None:
     result = budget.apply([loaded("SOUL.md", "a" * 40_000), loaded("USER.md", "short")], Budgets())
     assert budget.describe_cuts(result) == ("SOUL.md: 40000 chars -> 19999 injected (truncated: per-file limit)",)
+
+
+# --------------------------------------------------------------------------- empty lines
+
+
+def test_runs_of_empty_lines_become_one_and_whitespace_lines_are_not_empty() -> None:
+    text = "a\n\n\n\nb\n \n\n\nc\r\n\r\n\r\nd\n\ne"
+    (placed,) = budget.apply([loaded("SOUL.md", text)], Budgets())
+    # Four line feeds become two; " " ends the first run of "b\n \n\n\n" so only the three
+    # after it are squeezed; CRLF lines and a single empty line stay.
+    assert placed.text == "a\n\nb\n \n\nc\r\n\r\n\r\nd\n\ne"
+    assert placed.injected_chars == len(placed.text) and placed.raw_chars == len(text)
+
+
+def test_empty_lines_are_squeezed_after_the_cut_so_the_marker_counts_the_file_on_disk() -> None:
+    text = "a" * 100 + "\n\n\n\n" + "a" * 39_896  # 40,000 characters
+    (placed,) = budget.apply([loaded("SOUL.md", text)], Budgets())
+    # The cut is the 14,937 + 4,979 of a 40,000-character file (test_truncate); the four line
+    # feeds in the head then become two.
+    assert "kept 14937+4979 of 40000 chars" in placed.text
+    assert placed.text.startswith("a" * 100 + "\n\n" + "a")
+    assert placed.status == "truncated" and placed.injected_chars == 19_997
