@@ -144,7 +144,7 @@ def test_a_mention_of_the_label_without_the_quoted_prompt_is_kept(make_workspace
 
 
 def _long_agents(rule: str) -> str:
-    filler = "".join(f"Paragraph {i} is ordinary prose about the workspace and its history.\n\n" for i in range(400))
+    filler = "".join(f"Paragraph {i} is ordinary prose about the workspace and its history.\n\n" for i in range(600))
     half = len(filler) // 2
     return "# Agents\n\n" + filler[:half] + f"\n## Git\n\n- {rule}\n\n" + filler[half:] + "## End\nLast line.\n"
 

@@ -17,6 +17,9 @@ DESCRIPTIONS: dict[str, str] = {
     "from; relative to the config file that sets it.",
     "agents.defaults.bootstrapMaxChars": "Budget of one bootstrap file, in characters; a longer file is cut "
     "(head and tail kept around a marker).",
+    "agents.defaults.bootstrapTruncation": "How a file over its budget is cut: `75/25` first sets aside room for "
+    "the marker line and keeps 75% of the rest from the start and 25% from the end (OpenClaw's proportions); "
+    "`70/20` keeps 70% and 20% of the whole budget. AGENTS.md keeps a digest of its rule lines either way.",
     "agents.defaults.bootstrapTotalMaxChars": "Budget of all bootstrap files together, in characters.",
     "agents.defaults.bootstrapPromptTruncationWarning": "When the prompt says that a file was cut: `off` never, "
     "`once` the first time a cut is seen (with `--session-state`), `always` every time.",

@@ -82,6 +82,7 @@ AGENT_FIELDS: dict[str, Node] = {
     "bootstrapMaxChars": POSITIVE_INT,
     "bootstrapTotalMaxChars": POSITIVE_INT,
     "bootstrapPromptTruncationWarning": _choice_field("off", "once", "always"),
+    "bootstrapTruncation": _choice_field("75/25", "70/20"),
     "userTimezone": Field(timezone, nullable=True),
     "timeFormat": _choice_field("auto", "12", "24"),
     "heartbeat": Table({"enabled": BOOL, "includeSystemPromptSection": BOOL, "prompt": Field(string)}),

@@ -268,7 +268,12 @@ def _build(
         agent_id=agent,
         is_default_agent=agent == default_agent,
         workspace=s["workspace"],
-        budgets=Budgets(s["bootstrapMaxChars"], s["bootstrapTotalMaxChars"], s["bootstrapPromptTruncationWarning"]),
+        budgets=Budgets(
+            s["bootstrapMaxChars"],
+            s["bootstrapTotalMaxChars"],
+            s["bootstrapPromptTruncationWarning"],
+            s["bootstrapTruncation"],
+        ),
         heartbeat=HeartbeatConfig(
             s["heartbeat"]["enabled"], s["heartbeat"]["includeSystemPromptSection"], s["heartbeat"]["prompt"]
         ),

@@ -18,6 +18,10 @@ CACHE_TTLS: tuple[str, ...] = typing.get_args(CacheTTL)
 TruncationWarning = Literal["off", "once", "always"]
 TRUNCATION_WARNINGS: tuple[str, ...] = typing.get_args(TruncationWarning)
 """When the fixed truncation notice is shown: never, once per truncation, always."""
+TruncationStyle = Literal["75/25", "70/20"]
+TRUNCATION_STYLES: tuple[str, ...] = typing.get_args(TruncationStyle)
+"""How a long file is cut: 75% head and 25% tail of what the marker leaves, or 70% head and 20%
+tail of the whole budget."""
 MAX_CACHE_TIERS = 3
 """Breakpoints the system prompt may use (Anthropic allows four; the runtime keeps one for the
 conversation)."""
@@ -33,6 +37,8 @@ class Budgets:
     """Budget across all bootstrap files."""
     warning: TruncationWarning = "always"
     """When the fixed truncation notice is rendered."""
+    style: TruncationStyle = "75/25"
+    """How a file over its budget is cut (truncate.py)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,12 +24,12 @@ from .model import (
 from .queries import number_of, says_nothing, tool_calls, without_fields
 
 THOUGHT_SIGNATURE_KEYS = ("thought_signature", "thoughtSignature")
-CLAUDE_MESSAGE_ID_PREFIX = "msg_"
 _BASE64ISH = re.compile(r"[A-Za-z0-9+/=_-]+")
 
 
 def strip_thought_signatures(messages: Transcript) -> Transcript:
-    """Remove Gemini thought signatures that are not real base64 (e.g. Claude `msg_…` ids leaking in).
+    """Remove Gemini thought signatures that are not real base64 (standard or URL-safe); a value
+    that decodes is kept whatever it starts with, a Claude `msg_…` id included.
 
     Turns that ended in `error` are left alone: their blocks are replayed as they were.
     """
@@ -50,7 +50,7 @@ def _clean_thought_signature(block: Block) -> Block:
 
 
 def _replayable_signature(value: object) -> bool:
-    return isinstance(value, str) and not value.startswith(CLAUDE_MESSAGE_ID_PREFIX) and is_base64(value)
+    return isinstance(value, str) and is_base64(value)
 
 
 def is_base64(value: str) -> bool:

@@ -11,7 +11,7 @@ from pathlib import Path
 from ..model.config import Budgets
 from ..model.workspace import ContextFile, FileStatus, WorkspaceFile
 from .state import read_json_bytes, read_json_object, write_members
-from .truncate import truncate_file, truncate_with_digest
+from .truncate import squeeze_blank_lines, truncate_file, truncate_with_digest
 
 MIN_REMAINING = 64
 """Below this many characters of total budget, later files are dropped."""
@@ -23,11 +23,12 @@ DIGEST_FILES = frozenset({"AGENTS.md"})
 """Files whose cut middle is replaced by a digest of its rule lines instead of nothing."""
 
 
-def truncate_for(name: str, text: str, max_chars: int) -> str:
-    """The cut that suits the file: AGENTS.md keeps a digest of its rules, others head and tail."""
+def truncate_for(name: str, text: str, max_chars: int, style: str = "75/25") -> str:
+    """The cut that suits the file: AGENTS.md keeps a digest of its rules, others head and tail
+    in the proportions `style` names."""
     if name in DIGEST_FILES:
-        return truncate_with_digest(name, text, max_chars)
-    return truncate_file(name, text, max_chars)
+        return truncate_with_digest(name, text, max_chars, style)
+    return truncate_file(name, text, max_chars, style)
 
 
 # --------------------------------------------------------------------------- all files
@@ -38,8 +39,8 @@ def missing_marker(name: str) -> str:
     return f"[{name} does not exist in this workspace yet]"
 
 
-Cuts = MutableMapping[tuple[str, int, str], tuple[str, int, bool]]
-"""(name, limit, content) -> (injected text, trimmed length, cut?): a warm compiler keeps one,
+Cuts = MutableMapping[tuple[str, int, str, str], tuple[str, int, bool]]
+"""(name, limit, style, content) -> (injected text, trimmed length, cut?): a warm compiler keeps one,
 so a turn with new facts does not cut the same file again (an AGENTS.md digest is costly)."""
 
 
@@ -52,14 +53,15 @@ def apply(files: Sequence[WorkspaceFile], budgets: Budgets, cuts: Cuts | None = 
     remaining = budgets.total_max_chars
     result: list[ContextFile] = []
     for file in files:
-        placed = _place(file, budgets.max_chars, remaining, {} if cuts is None else cuts)
+        placed = _place(file, budgets, remaining, {} if cuts is None else cuts)
         remaining -= placed.injected_chars
         result.append(placed)
     return tuple(result)
 
 
-def _place(file: WorkspaceFile, max_chars: int, remaining: int, cuts: Cuts) -> ContextFile:
+def _place(file: WorkspaceFile, budgets: Budgets, remaining: int, cuts: Cuts) -> ContextFile:
     """One file's fate given the characters of total budget still available."""
+    max_chars = budgets.max_chars
     if file.status == "skipped":
         return _context(file, "", "skipped", file.reason, raw=0)
     if remaining < MIN_REMAINING:
@@ -67,19 +69,19 @@ def _place(file: WorkspaceFile, max_chars: int, remaining: int, cuts: Cuts) -> C
     if file.status == "missing":
         marker = missing_marker(file.name)[: min(max_chars, remaining)]
         return _context(file, marker, "missing", None, raw=0)
-    text, raw, cut = _cut(file.name, file.content or "", min(max_chars, remaining), cuts)
+    text, raw, cut = _cut(file.name, file.content or "", min(max_chars, remaining), budgets.style, cuts)
     if not cut:
         return _context(file, text, "ok", None, raw=raw)
     return _context(file, text, "truncated", _cut_reason(raw, max_chars, remaining), raw=raw)
 
 
-def _cut(name: str, content: str, limit: int, cuts: Cuts) -> tuple[str, int, bool]:
-    key = (name, limit, content)
+def _cut(name: str, content: str, limit: int, style: str, cuts: Cuts) -> tuple[str, int, bool]:
+    key = (name, limit, style, content)
     found = cuts.get(key)
     if found is None:
         trimmed = content.rstrip()
-        text = truncate_for(name, trimmed, limit)
-        found = cuts[key] = (text, len(trimmed), text != trimmed)
+        text = truncate_for(name, trimmed, limit, style)
+        found = cuts[key] = (squeeze_blank_lines(text), len(trimmed), text != trimmed)
     return found
 
 

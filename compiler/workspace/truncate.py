@@ -8,28 +8,63 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 
-HEAD_TENTHS = 7
-TAIL_TENTHS = 2
-"""Head and tail shares of the budget, in tenths: integer maths, as int(0.7 * 90) is 62."""
 LINE_BREAK_REACH = 256
 """How far a cut point may move to land on a line break."""
+RESERVED_REACH_SHARE = 200
+"""With the marker's room set aside first, a cut moves at most 1/200 of the budget to land on a
+line break, so the head and tail together lose at most 1% of it."""
+MIN_KEPT = 16
+"""Below this many characters left beside the full marker line, the compact marker is used."""
 
 
-def truncate_file(name: str, text: str, max_chars: int) -> str:
+@dataclass(frozen=True, slots=True)
+class Proportions:
+    """How much of the head and tail a cut keeps, in hundredths."""
+
+    head: int
+    """Share of the budget kept from the start."""
+    tail: int
+    """Share of the budget kept from the end."""
+    reserve: bool
+    """The shares are of what is left once the marker line and its line breaks are set aside."""
+
+
+STYLES: dict[str, Proportions] = {
+    "75/25": Proportions(75, 25, reserve=True),
+    "70/20": Proportions(70, 20, reserve=False),
+}
+"""The cut of each `agents.defaults.bootstrapTruncation` value (the first is the default)."""
+
+
+BLANK_RUN = re.compile(r"\n{3,}")
+"""Three or more line feeds in a row (two or more empty lines); a line holding spaces or a
+carriage return is not empty here."""
+
+
+def squeeze_blank_lines(text: str) -> str:
+    """`text` with every run of empty lines cut to one, as OpenClaw injects a file: applied after
+    the cut, so a marker's numbers still count characters of the file on disk."""
+    return BLANK_RUN.sub("\n\n", text)
+
+
+def truncate_file(name: str, text: str, max_chars: int, style: str = "75/25") -> str:
     """`text` trailing-trimmed, cut head/tail with a marker when longer than `max_chars`.
 
-    Keeps about 70% from the start and 20% from the end; the result is never longer than
-    `max_chars`. Cuts prefer line breaks within 256 characters and never split a surrogate
-    pair or a CRLF.
+    `75/25` sets aside the marker's room and keeps 75% of the rest from the start and 25% from
+    the end; `70/20` keeps 70% and 20% of `max_chars`. The result is never longer than
+    `max_chars`. Cuts prefer line breaks (within 256 characters, and for `75/25` within 1/200 of
+    the budget) and never split a surrogate pair or a CRLF.
     """
     text = text.rstrip()
     if len(text) <= max_chars:
         return text
-    head, tail, marker = _layout(name, len(text), max_chars)
+    proportions = STYLES[style]
+    head, tail, marker = _layout(name, len(text), max_chars, proportions)
     if marker is None:
         return text[: _safe_head_end(text, max_chars)]
-    head_end = _head_cut(text, head)
-    tail_start = _tail_cut(text, len(text) - tail)
+    reach = min(LINE_BREAK_REACH, max_chars // RESERVED_REACH_SHARE) if proportions.reserve else LINE_BREAK_REACH
+    head_end = _head_cut(text, head, reach)
+    tail_start = _tail_cut(text, len(text) - tail, reach)
     return _join(text[:head_end], marker(head_end, len(text) - tail_start), text[tail_start:])
 
 
@@ -46,7 +81,7 @@ RULE_WORDS = re.compile(
 LIST_OR_HEADING = re.compile(r"^(#{1,6}\s|[-*+]\s|\d+[.)]\s)")
 
 
-def truncate_with_digest(name: str, text: str, max_chars: int) -> str:
+def truncate_with_digest(name: str, text: str, max_chars: int, style: str = "75/25") -> str:
     """Keep about 45% from the start, a digest of the rule lines from the cut middle in about 35%,
     and about 15% from the end; a digest that needs less than its share gives the rest back to
     the head and tail (three parts to one; less when the full share would take every rule line
@@ -59,7 +94,7 @@ def truncate_with_digest(name: str, text: str, max_chars: int) -> str:
     head_share, digest_share, tail_share = (max_chars * share // 100 for share in DIGEST_SHARES)
     cut = _digest_cut(text, head_share, tail_share, digest_share)
     if cut is None:  # no rules in the middle: the plain cut keeps more of the file
-        return truncate_file(name, text, max_chars)
+        return truncate_file(name, text, max_chars, style)
     spare = digest_share - cut.used
     for given in (spare, spare // 2, spare // 4) if spare > 0 else ():  # the most that keeps a rule in the middle
         wider = _digest_cut(text, head_share + given * 3 // 4, tail_share + given // 4, cut.used)
@@ -69,7 +104,7 @@ def truncate_with_digest(name: str, text: str, max_chars: int) -> str:
     head, tail = text[: cut.head_end], text[cut.tail_start :]
     lines = digest_lines(name, len(head), len(tail), len(text), cut.chosen, cut.left_out)
     result = "\n".join(part for part in (head, *lines, tail) if part)
-    return result if len(result) <= max_chars else truncate_file(name, text, max_chars)
+    return result if len(result) <= max_chars else truncate_file(name, text, max_chars, style)
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,22 +206,40 @@ MarkerMaker = Callable[[int, int], str]
 """Builds a marker line from the kept head and tail lengths."""
 
 
-def _layout(name: str, size: int, max_chars: int) -> tuple[int, int, MarkerMaker | None]:
+def _layout(name: str, size: int, max_chars: int, proportions: Proportions) -> tuple[int, int, MarkerMaker | None]:
     """Head and tail lengths plus the marker to use, together fitting `max_chars`.
 
     The marker is None when not even a bare compact marker fits.
     """
-    head, tail = max_chars * HEAD_TENTHS // 10, max_chars * TAIL_TENTHS // 10
     full = partial(full_marker, name, size=size)
-    # Marker length grows with the digits of head and tail, so checking at the largest
-    # values bounds every smaller cut too.
-    if _joined_length(head, tail, full(head, tail)) <= max_chars:
-        return head, tail, full
+    if proportions.reserve:
+        if max_chars - len(full(0, 0)) - 2 >= MIN_KEPT:
+            return (*_reserved_split(max_chars, full, proportions), full)
+        head, tail = _reserved_split(max_chars, partial(compact_marker, size=size), proportions)
+    else:
+        head, tail = max_chars * proportions.head // 100, max_chars * proportions.tail // 100
+        # Marker length grows with the digits of head and tail, so checking at the largest
+        # values bounds every smaller cut too.
+        if _joined_length(head, tail, full(head, tail)) <= max_chars:
+            return head, tail, full
     compact = partial(compact_marker, size=size)
     if len(compact(0, 0)) > max_chars:
         return 0, 0, None
     head, tail = _shrink_to_fit(head, tail, compact, max_chars)
     return head, tail, compact
+
+
+def _reserved_split(max_chars: int, marker: MarkerMaker, proportions: Proportions) -> tuple[int, int]:
+    """Head and tail as shares of what is left beside the marker and its two line breaks.
+
+    The room is measured once with the marker's shortest numbers, then again with the numbers
+    that room gives: those are at least as large as the final ones, so the second split fits.
+    """
+    head, tail = 0, 0
+    for _ in range(2):
+        room = max(0, max_chars - len(marker(head, tail)) - 2)
+        head, tail = room * proportions.head // 100, room * proportions.tail // 100
+    return head, tail
 
 
 def _shrink_to_fit(head: int, tail: int, marker: MarkerMaker, max_chars: int) -> tuple[int, int]:
@@ -211,19 +264,19 @@ def _join(head: str, marker: str, tail: str) -> str:
     return "\n".join(part for part in (head, marker, tail) if part)
 
 
-def _head_cut(text: str, end: int) -> int:
-    """Move a head cut back to the nearest line break within reach, kept safe."""
+def _head_cut(text: str, end: int, reach: int = LINE_BREAK_REACH) -> int:
+    """Move a head cut back to the nearest line break within `reach`, kept safe."""
     if 0 < end < len(text) and text[end] != "\n":
-        line_break = text.rfind("\n", max(0, end - LINE_BREAK_REACH), end)
+        line_break = text.rfind("\n", max(0, end - reach), end)
         if line_break > 0:
             end = line_break
     return _safe_head_end(text, end)
 
 
-def _tail_cut(text: str, start: int) -> int:
-    """Move a tail cut forward to just after the nearest line break within reach, kept safe."""
+def _tail_cut(text: str, start: int, reach: int = LINE_BREAK_REACH) -> int:
+    """Move a tail cut forward to just after the nearest line break within `reach`, kept safe."""
     if 0 < start < len(text) and text[start - 1] != "\n":
-        line_break = text.find("\n", start, start + LINE_BREAK_REACH)
+        line_break = text.find("\n", start, start + reach)
         if line_break != -1 and line_break + 1 < len(text):
             start = line_break + 1
     return _safe_tail_start(text, start)

@@ -166,7 +166,8 @@ REASONING_SIGNATURE = '{"id":"rs_1","type":"reasoning"}'
 STOP_REASONS = ["stop", "stop", "toolUse", "toolUse", "toolUse", "error", "error", "aborted", "length", None]
 SIGNATURE = "c2lnbmF0dXJl"
 """A thinking or thought signature in valid base64."""
-THOUGHT_SIGNATURES = ["msg_abc", SIGNATURE]
+THOUGHT_SIGNATURES = ["msg_01!", "msg_abc", SIGNATURE]
+"""A Claude id that is not base64 (removed), one that is valid base64url (kept), a plain base64."""
 CALL_KINDS = ("toolCall", "toolUse")
 ROLES = ["user", "assistant", "assistant", "toolResult", "toolResult", "compaction", "again", "again"]
 ROLES_AFTER_CALLS = ["toolResult", "toolResult", "answers", "answers", "user", "assistant", "compaction"]

@@ -154,7 +154,7 @@ def test_google_drops_a_bad_thought_signature_of_a_failed_turn_merged_into_a_lat
     # Merging makes the failed turn part of a completed one, so its signature is checked like any other:
     # in one pass, not only when the output is sanitised a second time.
     policy = policies.POLICY_TABLE["google"]
-    history = typed(U("q"), A(text("partial", thoughtSignature="msg_abc"), sr="error"), A(text("done")))
+    history = typed(U("q"), A(text("partial", thoughtSignature="msg_01!"), sr="error"), A(text("done")))
     once = sanitize(history, policy)
     assert plain(once) == [U("q"), A(text("partial"), text("done"))]
     assert plain(sanitize(once, policy)) == plain(once)

@@ -18,9 +18,24 @@ from support.transcript_strategies import A, R, U, plain, tc, text, thinking, ty
 OMITTED = "OMITTED"
 
 
-def test_claude_message_ids_are_removed_base64_kept():
-    history = typed(A(tc("c1", thoughtSignature="msg_abc"), tc("c2", thoughtSignature="c2lnbmF0dXJl")))
+def test_claude_message_ids_that_are_not_base64_are_removed_base64_kept():
+    # "msg_01!" holds a character outside both base64 alphabets.
+    history = typed(A(tc("c1", thoughtSignature="msg_01!"), tc("c2", thoughtSignature="c2lnbmF0dXJl")))
     assert plain(strip_thought_signatures(history)) == [A(tc("c1"), tc("c2", thoughtSignature="c2lnbmF0dXJl"))]
+
+
+def test_a_msg_signature_that_is_valid_base64url_is_kept():
+    # "msg_abc": seven base64url characters, 42 bits of which the last two are zero (c = 011100),
+    # so it decodes to five bytes and encodes back to itself.
+    assert is_base64("msg_abc")
+    history = typed(A(tc("c1", thoughtSignature="msg_abc"), text("t", thought_signature="msg_abc")))
+    assert strip_thought_signatures(history) == history
+
+
+def test_a_msg_signature_whose_last_character_has_spare_bits_is_removed():
+    # "msg_abd": d = 011101 leaves a set bit past the last whole byte, so it does not round-trip.
+    assert not is_base64("msg_abd")
+    assert plain(strip_thought_signatures(typed(A(tc("c1", thoughtSignature="msg_abd"))))) == [A(tc("c1"))]
 
 
 def test_thought_signatures_that_are_not_base64_are_removed_from_any_block():
@@ -29,7 +44,7 @@ def test_thought_signatures_that_are_not_base64_are_removed_from_any_block():
 
 
 def test_thought_signatures_of_error_turns_are_left_alone():
-    history = typed(A(tc("c1", thoughtSignature="msg_abc"), sr="error"))
+    history = typed(A(tc("c1", thoughtSignature="msg_01!"), sr="error"))
     assert strip_thought_signatures(history) == history
 
 

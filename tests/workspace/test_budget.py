@@ -33,7 +33,7 @@ def test_four_large_files_fill_the_total_and_later_files_are_dropped() -> None:
         loaded("BOOTSTRAP.md", "b" * 1_000),
         loaded("MEMORY.md", "m" * 1_000),
     ]
-    result = budget.apply(files, Budgets())
+    result = budget.apply(files, Budgets(style="70/20"))
     # Worked by hand: 14,000 + 4,000 + 2 newlines + a marker of 81 + len(name) - 7 characters;
     # IDENTITY.md gets the remaining 5,748 (4,023 + 1,149 + 84 + 2); USER.md the remaining 490
     # with a compact marker (343 + 98 + 17 + 2); then 30 < 64 remain.
@@ -133,7 +133,7 @@ def test_signature_is_compact_json_of_budgets_and_cut_counts() -> None:
     assert json.loads(budget.signature(cut_files(), Budgets())) == {
         "maxChars": 20_000,
         "totalMaxChars": 60_000,
-        "files": [["SOUL.md", 40_000, 18_083]],
+        "files": [["SOUL.md", 40_000, 19_999]],  # test_truncate works the 75/25 cut out
     }
     assert " " not in budget.signature(cut_files(), Budgets())
 
@@ -206,4 +206,26 @@ def test_broken_session_state_is_a_located_error(tmp_path: Path) -> None:
 
 def test_cut_descriptions_give_the_per_file_numbers() -> None:
     result = budget.apply([loaded("SOUL.md", "a" * 40_000), loaded("USER.md", "short")], Budgets())
-    assert budget.describe_cuts(result) == ("SOUL.md: 40000 chars -> 18083 injected (truncated: per-file limit)",)
+    assert budget.describe_cuts(result) == ("SOUL.md: 40000 chars -> 19999 injected (truncated: per-file limit)",)
+
+
+# --------------------------------------------------------------------------- empty lines
+
+
+def test_runs_of_empty_lines_become_one_and_whitespace_lines_are_not_empty() -> None:
+    text = "a\n\n\n\nb\n \n\n\nc\r\n\r\n\r\nd\n\ne"
+    (placed,) = budget.apply([loaded("SOUL.md", text)], Budgets())
+    # Four line feeds become two; " " ends the first run of "b\n \n\n\n" so only the three
+    # after it are squeezed; CRLF lines and a single empty line stay.
+    assert placed.text == "a\n\nb\n \n\nc\r\n\r\n\r\nd\n\ne"
+    assert placed.injected_chars == len(placed.text) and placed.raw_chars == len(text)
+
+
+def test_empty_lines_are_squeezed_after_the_cut_so_the_marker_counts_the_file_on_disk() -> None:
+    text = "a" * 100 + "\n\n\n\n" + "a" * 39_896  # 40,000 characters
+    (placed,) = budget.apply([loaded("SOUL.md", text)], Budgets())
+    # The cut is the 14,937 + 4,979 of a 40,000-character file (test_truncate); the four line
+    # feeds in the head then become two.
+    assert "kept 14937+4979 of 40000 chars" in placed.text
+    assert placed.text.startswith("a" * 100 + "\n\n" + "a")
+    assert placed.status == "truncated" and placed.injected_chars == 19_997
