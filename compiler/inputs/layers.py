@@ -153,9 +153,7 @@ def _validated(located: yamlsrc.Located, label: str, base_dir: Path) -> Layer:
     checked = schema.validate(data, located, base_dir)
     if checked.problems:
         raise ConfigError.gathered(checked.problems)
-    return Layer(
-        label, checked.data, located.locations, tuple(checked.unchecked), frozenset(checked.unchecked_paths)
-    )
+    return Layer(label, checked.data, located.locations, tuple(checked.unchecked), frozenset(checked.unchecked_paths))
 
 
 # --------------------------------------------------------------------------- merge

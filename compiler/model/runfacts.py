@@ -63,7 +63,9 @@ def var_text_problem(value: Any, where: str) -> str | None:
             line = value.count("\n", 0, heading.start()) + 1
             return f"{where}: line {line} would read as a prompt heading; start it with something other than '#'"
         return None
-    items = value.items() if isinstance(value, Mapping) else enumerate(value) if isinstance(value, (list, tuple)) else ()
+    items = (
+        value.items() if isinstance(value, Mapping) else enumerate(value) if isinstance(value, (list, tuple)) else ()
+    )
     for key, item in items:
         problem = var_text_problem(item, f"{where}.{key}" if isinstance(value, Mapping) else f"{where}[{key}]")
         if problem is not None:

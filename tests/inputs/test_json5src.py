@@ -211,7 +211,11 @@ def test_plain_json_keeps_json5_rules_duplicates_and_long_numbers_are_placed(wri
     duplicate = write_yaml("dup.json", '{"agents": {"defaults": {}},\n "agents": {}}')
     with pytest.raises(ConfigError) as info:
         config.load([duplicate])
-    assert (info.value.message, info.value.location.line, info.value.location.column) == ("duplicate key 'agents'", 2, 2)
+    assert (info.value.message, info.value.location.line, info.value.location.column) == (
+        "duplicate key 'agents'",
+        2,
+        2,
+    )
     long = write_yaml("long.json", '{"prompt": {"values": {"n": ' + "7" * 4301 + "}}}")
     with pytest.raises(ConfigError, match="a number with more than 4,300 digits"):
         config.load([long])

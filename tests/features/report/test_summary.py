@@ -124,5 +124,8 @@ def test_okbest_prints_the_summary_and_the_same_stdout_as_quiet(run_cli):
     assert warnings[0] == "MEMORY.md cut from 98,507 to 18,010 characters (per-file limit)"
     assert warnings[1].startswith("10 SKILL.md files skipped (")
     assert warnings[2] == "85 skill descriptions cut to at most 18 characters to fit the skills budget"
-    assert [w.split(": ", 1)[0].rsplit("/", 2)[1] for w in warnings[3:]] == ["a-stock-analysis-1.0.0", "feishu-drive-1.0.0"]
+    assert [w.split(": ", 1)[0].rsplit("/", 2)[1] for w in warnings[3:]] == [
+        "a-stock-analysis-1.0.0",
+        "feishu-drive-1.0.0",
+    ]
     assert len(warnings) == 5  # each skipped skill's own diagnostic is in `promptc context`, not here
