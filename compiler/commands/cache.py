@@ -13,7 +13,7 @@ from .. import tiers as cache_tiers
 from .._lib.errors import UsageError
 from ..emit import payloads
 from ..features.cache import diff, optimize, replay, report, retention, trace
-from ..features.cache.pricing import RULE_SETS
+from ..inputs.pricing import RULE_SETS
 from ..model.prompt import Prompt
 from ..model.request import Request
 from ..model.runfacts import RunFacts

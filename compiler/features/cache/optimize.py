@@ -25,12 +25,12 @@ from pathlib import Path
 from typing import Any
 
 from ... import tiers as cache_tiers
+from ...inputs.pricing import Rules
 from ...model.config import MAX_CACHE_TIERS, CacheConfig
 from ...model.request import Request
 from ...model.units import DYNAMIC_SECTION, DYNAMIC_UNIT, FILE_PREFIX, HEAD_SUFFIX, SECTIONS
 from ...model.workspace import BOOTSTRAP_FILE_NAMES
 from ...warm.sources import KeptSources
-from .pricing import Rules
 from .replay import Compiled, Replay, replay
 from .simulate import Result, Turn, simulate
 from .trace import Event

@@ -22,12 +22,12 @@ from ... import tiers as cache_tiers
 from ..._lib.errors import Location, PromptcError, RunFactsError
 from ...emit import payloads, tokens
 from ...inputs import runfacts
+from ...inputs.pricing import Rules, identity
 from ...model.prompt import CacheTier, Prompt
 from ...model.request import Request
 from ...model.runfacts import FACTS, RunFacts
 from ...warm import compiler as engine
 from ...warm.sources import KeptSources
-from .pricing import Rules, identity
 from .simulate import Turn, Unit
 from .trace import Event, TraceError, apply
 

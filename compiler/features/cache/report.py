@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ...inputs.pricing import RULE_SETS, Rules, with_retention
 from ...model.units import label as unit_label
-from .pricing import RULE_SETS, Rules, with_retention
 from .replay import Replay
 from .retention import Option
 from .simulate import Result, Write, simulate

@@ -13,7 +13,7 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .pricing import RULE_SETS, Rules, with_retention
+from ...inputs.pricing import RULE_SETS, Rules, with_retention
 from .replay import Replay
 from .simulate import Result, Turn, simulate
 

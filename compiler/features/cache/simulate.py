@@ -19,7 +19,7 @@ import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from .pricing import ModelPrice, Rules, money
+from ...inputs.pricing import ModelPrice, Rules, money
 
 BYTES_PER_TOKEN = 4
 """A `Turn.sequence` holds four bytes a token."""

@@ -109,7 +109,7 @@ def test_the_text_report_names_the_causes(run_cli, make_workspace, tmp_path):
     assert code == 0
     assert "stable part changed by a volatile fact: 0 of 2 turns" in out
     assert "x  changed: USER.md" in out and "anthropic: cost " in out
-    from promptc.features.cache.pricing import ANTHROPIC
+    from promptc.inputs.pricing import ANTHROPIC
 
     assert f"money at the prices of templates/pricing.yaml as of {ANTHROPIC.as_of} (USD" in out
     data = simulate(run_cli, write_trace(tmp_path, events), *INPUTS, "--workspace", workspace)

@@ -8,9 +8,9 @@ import json
 
 import pytest
 
-from promptc.features.cache.pricing import ANTHROPIC
 from promptc.features.cache.retention import pings
 from promptc.features.cache.simulate import Turn, Unit, simulate
+from promptc.inputs.pricing import ANTHROPIC
 
 from support.paths import EXAMPLES
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from promptc.features.cache.pricing import ANTHROPIC, OPENAI
 from promptc.features.cache.simulate import CHANGED, EXPIRED, EXPIRED_AND_CHANGED, FIRST_USE, Turn, Unit, simulate
+from promptc.inputs.pricing import ANTHROPIC, OPENAI
 
 
 def unit(name: str, tokens: int, version: str = "v1") -> Unit:
@@ -188,7 +188,7 @@ def test_automatic_caching_continues_into_the_volatile_part_as_far_as_it_agrees(
 
 
 def test_extended_retention_keeps_an_openai_entry_for_a_day():
-    from promptc.features.cache.pricing import with_retention
+    from promptc.inputs.pricing import with_retention
 
     units = [unit("section:all", 2000)]
     sequence = tokens_of((1, 2000), (9, 100))

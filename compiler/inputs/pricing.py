@@ -17,7 +17,7 @@ from typing import Any
 
 import yaml
 
-from ..._lib.resources import templates_root
+from .._lib.resources import templates_root
 
 TTLS: tuple[str, ...] = ("5m", "1h")
 """The cache lifetimes a breakpoint can ask for, shortest first."""
