@@ -35,9 +35,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.set_defaults(handler=_no_command)
     sub = parser.add_subparsers(title="cache commands", parser_class=type(parser))
     simulate = sub.add_parser("simulate", help="replay a session trace against the providers' cache rules")
-    simulate.add_argument(
-        "--trace", type=Path, required=True, metavar="FILE", help="JSONL session trace (one event per turn)"
-    )
+    _add_trace(simulate)
     simulate.add_argument("--format", choices=["text", "json"], default="text", help="output format (default: text)")
     simulate.add_argument(
         "--html", type=Path, metavar="FILE", help="also write the per-turn timeline and the layouts compared, as HTML"
@@ -52,9 +50,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     add_input_flags(simulate)
     simulate.set_defaults(handler=_simulate)
     best = sub.add_parser("optimize", help="search the cache layouts for the cheapest on a session trace")
-    best.add_argument(
-        "--trace", type=Path, required=True, metavar="FILE", help="JSONL session trace (one event per turn)"
-    )
+    _add_trace(best)
     best.add_argument(
         "--budget",
         type=_positive,
@@ -81,6 +77,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     add_input_flags(compare)
     compare.set_defaults(handler=_diff)
+
+
+def _add_trace(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--trace", type=Path, required=True, metavar="FILE", help="JSONL session trace (one event per turn)"
+    )
 
 
 def _positive(text: str) -> int:

@@ -92,15 +92,21 @@ def replay(request: Request, events: Sequence[Event], trace_path: Path, check_le
     the workspace, which each event's edits change before it compiles (`check_leaks`: compile
     each a second time with the volatile facts reset, to check the stable part stays)."""
     counter = _Counter()
-    with _workspace_copy(request) as workspace:
+    with _workspace_copy(request) as (workspace, source):
         compiler = engine.Compiler.from_request(dataclasses.replace(request, workspace=workspace))
         with compiler:
             compiled, leaks = [], []
             for event in events:
                 apply(event.edits, workspace, event, trace_path)
                 run = _run(request.run, event, trace_path)
-                prompt = compiler.compile(run)
-                if check_leaks and compiler.compile(_reset_volatile(run, request.run)).stable != prompt.stable:
+                try:
+                    prompt = compiler.compile(run)
+                    stays = (
+                        not check_leaks or compiler.compile(_reset_volatile(run, request.run)).stable == prompt.stable
+                    )
+                except PromptcError as exc:
+                    raise _as_users(exc, workspace, source, Location(str(trace_path), event.line, 1)) from exc
+                if not stays:
                     leaks.append(event.line)
                 compiled.append(_compiled(event, run, prompt, counter))
                 retention = prompt.openai_cache_retention  # config, so the same on every turn
@@ -172,9 +178,23 @@ class _Counter:
         return text.encode("utf-8") if ids is None else array.array("I", ids).tobytes()
 
 
+def _as_users(exc: PromptcError, copy: Path, source: Path, turn: Location) -> TraceError:
+    """A compile error of a simulated turn in the user's terms: the workspace's own path where
+    the error names the temporary copy's, and the trace line of the turn."""
+
+    def shown(text: str) -> str:
+        return text.replace(str(copy), str(source))
+
+    where = exc.location
+    if where is not None and where.path is not None:
+        where = Location(shown(where.path), where.line, where.column)
+    return TraceError(f"turn on {turn}: {shown(exc.message)}", where or turn)
+
+
 @contextlib.contextmanager
-def _workspace_copy(request: Request) -> Iterator[Path]:
-    """A temporary copy of the request's workspace (its `.git` left out), removed afterwards."""
+def _workspace_copy(request: Request) -> Iterator[tuple[Path, Path]]:
+    """A temporary copy of the request's workspace (its `.git` left out), removed afterwards,
+    with the workspace it copies."""
     sources = KeptSources(request.fixed())
     source = sources.workspace_root(sources.config(request.run.agent))
     with tempfile.TemporaryDirectory(prefix="promptc-cache-") as temp:
@@ -183,4 +203,4 @@ def _workspace_copy(request: Request) -> Iterator[Path]:
             shutil.copytree(source, target, symlinks=True, ignore=shutil.ignore_patterns(".git"))
         except OSError as exc:
             raise PromptcError(f"cannot copy the workspace for the simulation: {exc}", Location(str(source))) from exc
-        yield target
+        yield target, source
