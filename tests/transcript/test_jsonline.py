@@ -115,8 +115,14 @@ def test_spans_of_a_deep_line_are_found():
 
 
 @pytest.mark.parametrize(
-    "broken", ["[" * 3000 + "1," + "]" * 3000, "[" * 3000 + "]" * 2999, "[" * 3000 + "NaN" + "]" * 3000,
-               "[" * 3000 + "]" * 3001, '{"a": ' * 3000 + "{1: 2}" + "}" * 3000],
+    "broken",
+    [
+        "[" * 3000 + "1," + "]" * 3000,
+        "[" * 3000 + "]" * 2999,
+        "[" * 3000 + "NaN" + "]" * 3000,
+        "[" * 3000 + "]" * 3001,
+        '{"a": ' * 3000 + "{1: 2}" + "}" * 3000,
+    ],
     ids=["trailing comma", "unclosed", "NaN", "extra close", "number key"],
 )
 def test_a_deep_line_that_is_not_json_is_still_refused(broken):

@@ -569,7 +569,13 @@ def test_no_backup_exists_while_the_new_file_is_written(tmp_path, monkeypatch):
 
 
 def test_an_entry_nested_past_the_recursion_limit_is_kept_byte_for_byte(tmp_path):
-    deep = {"type": "custom", "id": "c1", "parentId": "e1", "customType": "x", "data": json.loads("[" * 900 + "]" * 900)}
+    deep = {
+        "type": "custom",
+        "id": "c1",
+        "parentId": "e1",
+        "customType": "x",
+        "data": json.loads("[" * 900 + "]" * 900),
+    }
     deep_line = json.dumps(deep)[:-1].replace("[" * 900 + "]" * 900, "[" * 1500 + "]" * 1500) + "}"
     original = jsonl(HEADER, entry(U("hi"), 1)) + deep_line.encode() + b"\n" + jsonl(entry(U(""), 2, "c1"))
     path = _file(tmp_path, original)
