@@ -74,7 +74,3 @@ def _flow_mapping(text: str) -> Mapping[str, Any] | str:
         return text
     found, problem = frontmatter.parse_block(text)
     return found if problem is None and found is not None else text
-
-
-PARSED_BY = (__file__,)
-"""This module decides a lenient reading (the disk store's key follows its source)."""

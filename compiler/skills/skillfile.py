@@ -99,7 +99,3 @@ def parsed_from_data(data: Any) -> Parsed | None:
     if not (type(metadata) is dict or metadata is None) or not (type(problem) is str or problem is None):
         return None
     return metadata, problem
-
-
-PARSED_BY = (__file__, lenient.__file__, *frontmatter.PARSED_BY)
-"""The modules whose code decides a parse result (the disk store's key follows their sources)."""
