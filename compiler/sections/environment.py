@@ -53,6 +53,7 @@ class SectionEnvironment(ImmutableSandboxedEnvironment):
         {"-", "*", "**", "+", "%"}
     )  # intercepted ones are never folded at compile time either
     concat = staticmethod(limits.concat)
+    counted = staticmethod(limits.counted)
 
     def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
         if operator == "*":
@@ -97,6 +98,8 @@ class SectionEnvironment(ImmutableSandboxedEnvironment):
             raise jinja2.TemplateSyntaxError(EXTENDS_REFUSED, extends.lineno, name, filename)
         for node in source.find_all((nodes.Import, nodes.FromImport, nodes.Include)):
             node.with_context = True
+        for loop in source.find_all(nodes.For):  # every turn of every loop is a counted step
+            loop.iter = nodes.Call(nodes.EnvironmentAttribute("counted"), [loop.iter], [], None, None, lineno=loop.lineno)
         if raw:
             return super().compile(source, name, filename, True, defer_init)
         return super().compile(source, name, filename, False, defer_init)
@@ -129,6 +132,7 @@ def make_environment(loader: jinja2.BaseLoader | None = None) -> jinja2.Environm
     env.filters = limits.guard_filters(env.filters)
     lipsum: Callable[..., str] = env.globals["lipsum"]  # type: ignore[assignment]
     env.globals["lipsum"] = limits.bounded_lipsum(lipsum)
+    env.globals["range"] = limits.bounded_range(env.globals["range"])  # type: ignore[arg-type]
     return env
 
 
@@ -195,7 +199,7 @@ def column_of(source: str, line: int | None, word: str) -> int:
 
 ENV = make_environment()
 """For parsing and static checks (`promptc lint`); rendering goes through a Renderer's own."""
-BYTECODE_SALT = "promptc-sections-5:"
+BYTECODE_SALT = "promptc-sections-6:"
 """Prefixes every bytecode-cache key: Jinja keys compiled code on the source alone, so code
 compiled with other settings (an older promptc: imports without context, trailing newlines
 dropped) would be reused. Change it whenever make_environment or SectionEnvironment.compile

@@ -23,7 +23,7 @@ from .._lib.text import neutralise, normalise
 from ..model.config import CacheConfig
 from ..model.prompt import PromptUnit, RenderedSection
 from ..model.units import DYNAMIC_UNIT, JOIN, order_files, reached
-from . import cacheunits, uservars
+from . import cacheunits, limits, uservars
 from . import partials as partials_mod
 from .catalogue import SectionSpec, Selection
 from .environment import (
@@ -218,7 +218,8 @@ class Renderer:
             expression = self.gates.get(when)
             if expression is None:
                 expression = self.gates[when] = self.env.compile_expression(when, undefined_to_none=False)
-            return bool(expression(**context))
+            with limits.step_budget():
+                return bool(expression(**context))
         except jinja2.TemplateSyntaxError as exc:
             raise TemplateError(f"invalid 'when' expression: {exc.message}", spec.location("when")) from exc
         except jinja2.UndefinedError as exc:
@@ -234,7 +235,8 @@ class Renderer:
         """Render one section template; errors name the file and line where they happened (the
         section, or the partial it includes)."""
         try:
-            return self._template(spec).render(context)
+            with limits.step_budget():
+                return _produce(self._template(spec), context)
         except jinja2.TemplateSyntaxError as exc:
             path = exc.filename or spec.path
             unknown = UNKNOWN_NAME.search(exc.message or "")
@@ -341,6 +343,25 @@ def _bytecode_cache() -> jinja2.BytecodeCache | None:
         return jinja2.FileSystemBytecodeCache()
     except (OSError, RuntimeError):
         return None
+
+
+def _produce(template: jinja2.Template, context: Mapping[str, Any]) -> str:
+    """What `template.render(context)` gives, its size checked as each piece is made: a loop of
+    pieces each under the limit stops once they add up to it, not after they are all held."""
+    pieces: list[str] = []
+    size = 0
+    try:
+        for piece in template.root_render_func(template.new_context(dict(context))):
+            size += len(piece)
+            if size > limits.MAX_TEXT_CHARS:
+                raise limits.TooLarge(
+                    f"this section's output would pass {limits.MAX_TEXT_CHARS:,} characters,"
+                    " the most a template may make"
+                )
+            pieces.append(piece)
+    except Exception:
+        template.environment.handle_exception()  # re-raises, its traceback at the template's lines
+    return "".join(pieces)
 
 
 def _render_one(
