@@ -33,8 +33,6 @@ MAX_TEXT_CHARS = 10_000_000
 """The longest text a template may make (a whole prompt is far shorter)."""
 MAX_ITEMS = 1_000_000
 """The longest list a template may make."""
-MAX_LIPSUM = 100
-"""Paragraphs `lipsum()` may make (its default is 5)."""
 _MAX_INT_BITS = (10**checks.MAX_DIGITS).bit_length()
 """A number of this many bits has more digits than promptc can write out again."""
 
@@ -323,18 +321,6 @@ def check_call(function: Any, args: tuple[Any, ...], kwargs: Mapping[str, Any]) 
         if owner.count("\t") * size > MAX_TEXT_CHARS:
             raise refuse("'expandtabs'", owner.count("\t") * size)
     return args
-
-
-def bounded_lipsum(lipsum: Callable[..., str]) -> Callable[..., str]:
-    """Jinja's `lipsum()`, refused past MAX_LIPSUM paragraphs or 1,000 words a paragraph."""
-
-    @functools.wraps(lipsum)
-    def run(n: int = 5, html: bool = True, min: int = 20, max: int = 100) -> str:
-        if not (_whole(n) and _whole(max)) or n > MAX_LIPSUM or max > 1000:
-            raise TooLarge(f"'lipsum' makes at most {MAX_LIPSUM} paragraphs of at most 1,000 words")
-        return lipsum(n, html, min, max)
-
-    return run
 
 
 def bounded_format(template: str, is_map: bool, wrapper: Callable[..., str]) -> Callable[..., str]:

@@ -256,7 +256,7 @@ class Renderer:
         except (uservars.UserVariableError, Refused, PartialRefused, jinja2.TemplateNotFound) as exc:
             raise TemplateError(_problem(spec, exc), self._place(exc, spec)) from exc
         except RecursionError as exc:
-            raise TemplateError("partials include each other without end", self._place(exc, spec)) from exc
+            raise TemplateError(self._recursion_cause(exc), self._place(exc, spec)) from exc
         except Exception as exc:  # anything the template's own expressions raised
             where = self._place(exc, spec)
             unknown = UNKNOWN_NAME.search(str(exc)) if isinstance(exc, jinja2.TemplateRuntimeError) else None
@@ -264,6 +264,25 @@ class Renderer:
                 message = unknown_name(unknown["kind"], unknown["name"], self.env)
                 raise TemplateError(message, self._at_word(where, spec, unknown["name"])) from exc
             raise TemplateError(f"template failed: {type(exc).__name__}: {exc}", where) from exc
+
+    def _recursion_cause(self, exc: RecursionError) -> str:
+        """What ran too deep: partials including each other (a partial's render is on the stack
+        more than once), or else the template's own work (a macro calling itself, a value nested
+        too deeply to print or turn into JSON)."""
+        partial_paths = {p.path for p in self.loader.partials.by_name.values()}
+        seen: dict[str, int] = {}
+        tb = exc.__traceback__
+        while tb is not None:
+            path = tb.tb_frame.f_code.co_filename
+            if path in partial_paths and tb.tb_frame.f_code.co_name == "top-level template code":
+                seen[path] = seen.get(path, 0) + 1
+            tb = tb.tb_next
+        if any(count > 1 for count in seen.values()):
+            return "partials include each other without end"
+        return (
+            "this runs too deep for Python (a macro that calls itself without end, or a value"
+            " nested too deeply to print or turn into JSON)"
+        )
 
     def _source_of(self, path: str, spec: SectionSpec) -> str:
         """The text of the section or partial at `path` ("" when neither)."""
