@@ -52,10 +52,19 @@ def one_line_key(key: Any) -> str | None:
     return "must be text" if not isinstance(key, str) else one_line(key)
 
 
+MARKER_SHAPE = re.compile(r"<!--[^\\]*\w[^\\]*-->")
+"""An HTML comment with a word in it: a shape prose does not have, so defusing every copy of
+the marker outside the boundary changes no ordinary text (a marker `the` would alter every
+"the" in the prompt)."""
+
+
 def boundary_marker(value: Any) -> str | None:
     problem = _nonblank(value)
-    if problem is None and (not value.isprintable() or "\\" in value or len(value.strip()) < 3):
-        return "must be one line of at least 3 printable characters, without backslashes"
+    if problem is None and not (value.isprintable() and MARKER_SHAPE.fullmatch(value)):
+        return (
+            "must be an HTML comment on one line with a word in it, such as '<!-- PROMPT_CACHE_BOUNDARY -->'"
+            f" (printable, no backslashes), got {checks.shown(value)}"
+        )
     return problem
 
 
