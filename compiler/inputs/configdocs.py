@@ -31,7 +31,8 @@ DESCRIPTIONS: dict[str, str] = {
     "agents.defaults.heartbeat.enabled": "Whether HEARTBEAT.md reaches ordinary turns of the default agent.",
     "agents.defaults.heartbeat.includeSystemPromptSection": "Whether heartbeat runs get the Heartbeats section "
     "(and ordinary turns HEARTBEAT.md, when enabled).",
-    "agents.defaults.heartbeat.prompt": "The heartbeat prompt, when a heartbeat run does not bring its own.",
+    "agents.defaults.heartbeat.prompt": "The heartbeat prompt, when a heartbeat run does not bring its own: the heartbeat turn's "
+    "message, not part of the system prompt (the Heartbeats section only says how to answer).",
     "agents.defaults.subagents": "How the agent works with sub-agents.",
     "agents.defaults.subagents.delegationMode": "`prefer` adds the Sub-Agent Delegation section (with "
     "sessions_spawn): answer simple questions, send bigger work to sub-agents; `suggest` leaves it out.",
