@@ -21,7 +21,7 @@ from .._lib import fsutil, resources
 from .._lib.errors import ConfigError, Location, did_you_mean
 from .._lib.reads import UNRECORDED, Recorder
 from ..model.config import Budgets, CacheConfig, HeartbeatConfig, Layer, ResolvedConfig, SkillsConfig
-from . import schema, yamlsrc
+from . import schema, toolpolicy, yamlsrc
 
 # --------------------------------------------------------------------------- layers
 
@@ -284,7 +284,16 @@ def _build(
         context_limits=MappingProxyType(dict(s["contextLimits"])),
         tree=_freeze(tree),
         cache=cache,
+        tool_names=_tool_names(tree["tools"], s.get("tools", {})),
+        model=toolpolicy.model_name(s.get("model")),
     )
+
+
+def _tool_names(global_tools: Mapping[str, Any], agent_tools: Mapping[str, Any]) -> tuple[str, ...] | None:
+    """The catalogue tools the config's policy keeps, or None when it chooses none."""
+    if not toolpolicy.configured(global_tools, agent_tools):
+        return None
+    return toolpolicy.allowed_tools(toolpolicy.steps(global_tools, agent_tools))
 
 
 def _freeze(value: Any) -> Any:

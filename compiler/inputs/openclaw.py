@@ -84,6 +84,12 @@ KNOWN: dict[str, frozenset[str]] = {
         sandbox params tools runtime
         """
     ),
+    "agents.list[].tools": _keys(
+        """
+        profile allow alsoAllow deny byProvider toolsBySender codeMode elevated exec fs
+        loopDetection message sandbox
+        """
+    ),
     "agents.defaults.heartbeat": _keys(
         """
         every activeHours model session includeReasoning target directPolicy to

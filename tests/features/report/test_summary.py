@@ -119,8 +119,8 @@ def test_okbest_prints_the_summary_and_the_same_stdout_as_quiet(run_cli):
     quiet = run_cli("render", "--workspace", OKBEST, "--quiet")
     assert (loud[0], loud[1]) == (quiet[0], quiet[1]) == (0, quiet[1]) and quiet[2] == ""
     warnings = _warnings(loud[2])
-    # This workspace: MEMORY.md 98,507 -> 18,010 characters, 14 SKILL.md files skipped, 83 descriptions cut to 23.
-    assert warnings[0] == "MEMORY.md cut from 98,507 to 18,010 characters (per-file limit)"
+    # This workspace: MEMORY.md 98,507 -> 19,964 characters (75/25 of what the marker leaves), 14 SKILL.md files skipped, 83 descriptions cut to 23.
+    assert warnings[0] == "MEMORY.md cut from 98,507 to 19,964 characters (per-file limit)"
     assert warnings[1].startswith("14 SKILL.md files skipped (")
     assert warnings[2] == "83 skill descriptions cut to at most 23 characters to fit the skills budget"
     assert len(warnings) == 3  # each skipped skill's own diagnostic is in `promptc context`, not here
