@@ -9,6 +9,8 @@ only the facts' one skill). Reports, per case:
   against OpenClaw's structural headings, as id sequences (file headings aside); and the heading
   lines themselves, word for word;
 - files: the set of (file, side) injected;
+- file sizes (full and minimal modes): the same files injected, each within 1% of OpenClaw's size
+  (UTF-16 code units on both sides, as OpenClaw counts);
 - the built-in guidance size for okbest2024-backup main/full: the prompt minus file headings,
   file bodies and the skills list.
 
@@ -21,6 +23,9 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
+import functools
+import json
+import re
 import sys
 from pathlib import Path
 
@@ -39,11 +44,87 @@ def warm_cache(all_cases: list[tuple[Path, str, str]], facts: dict, workers: int
         list(pool.map(lambda case: ref.openclaw(case[0], facts, case[1], case[2]), all_cases))
 
 
+SIZE_TOLERANCE = 0.01
+"""How far an injected file's size may be from OpenClaw's, as a share of OpenClaw's size."""
+SIZED_MODES = ("full", "minimal")
+
+
+def utf16_length(text: str) -> int:
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+
+def injected_sizes(prompt) -> dict[str, int]:
+    """promptc's injected files (missing-file markers aside) -> size in UTF-16 code units."""
+    return {f.name: utf16_length(f.text) for f in prompt.files if f.injected and f.status != "missing"}
+
+
+FRONTMATTER = re.compile(r"\A---\r?\n.*?\r?\n---[ \t]*(?:\r?\n|\Z)\s*", re.S)
+"""A leading YAML frontmatter block: promptc never injects it, OpenClaw does."""
+
+
+def openclaw_sizes(result, *, without_frontmatter: bool = False) -> dict[str, int]:
+    """OpenClaw's injected files (missing ones aside) -> the size its prompt shows.
+
+    The harness counts a file before OpenClaw's last clean-up (its legacy heartbeat block
+    removed, runs of empty lines squeezed); for a file it did not cut, that clean-up is redone
+    here on the file as read, so both sides count what the prompt holds.
+    """
+    return {
+        f["name"]: _shown_size(f, without_frontmatter) for f in result["files"] if f["injected"] and not f["missing"]
+    }
+
+
+def _shown_size(file: dict, without_frontmatter: bool) -> int:
+    if file["truncated"]:
+        return file["injectedChars"]
+    try:
+        text = Path(file["path"]).read_text(encoding="utf-8").rstrip()
+    except (OSError, UnicodeDecodeError):
+        return file["injectedChars"]
+    if utf16_length(text) != file["rawChars"]:  # the loader changed it (frontmatter): keep the count
+        return file["injectedChars"]
+    block = _openclaw_heartbeat_block()
+    cleaned = text.replace(block, "") if block else text
+    if without_frontmatter:
+        cleaned = FRONTMATTER.sub("", cleaned, count=1)
+    return utf16_length(re.sub(r"\n{3,}", "\n\n", cleaned))
+
+
+@functools.cache
+def _openclaw_heartbeat_block() -> str | None:
+    """The legacy heartbeat block OpenClaw strips from injected files, read from its installed
+    dist (so its text is not repeated here)."""
+    dist = ref.openclaw_dir() / "dist"
+    for chunk in sorted(dist.glob("system-prompt-config-*.js")):
+        found = re.search(r'DEFAULT_HEARTBEAT_PROMPT_CONTEXT_BLOCK = ("(?:[^"\\]|\\.)*")', chunk.read_text())
+        if found:
+            return json.loads(found.group(1))
+    return None
+
+
+def size_differences(ours: dict[str, int], theirs: dict[str, int]) -> list[str]:
+    """What differs: a file on one side only, or a size more than 1% away."""
+    out = [f"{name} only {'ours' if name in ours else 'theirs'}" for name in sorted(set(ours) ^ set(theirs))]
+    for name in sorted(set(ours) & set(theirs)):
+        if abs(ours[name] - theirs[name]) > SIZE_TOLERANCE * max(theirs[name], 1):
+            out.append(f"{name} {ours[name]} vs {theirs[name]}")
+    return out
+
+
 def compare(all_cases, facts, table, show: int) -> None:
-    heading_ok = files_ok = literal_ok = 0
+    heading_ok = files_ok = literal_ok = sized = sizes_ok = bodies_ok = 0
     shown = 0
     for ws, kind, mode in all_cases:
         prompt, result = ref.promptc(ws, facts, kind, mode), ref.openclaw(ws, facts, kind, mode)
+        if mode in SIZED_MODES:
+            sized += 1
+            ours = injected_sizes(prompt)
+            differences = size_differences(ours, openclaw_sizes(result))
+            sizes_ok += not differences
+            bodies_ok += not size_differences(ours, openclaw_sizes(result, without_frontmatter=True))
+            if differences and shown < show:
+                shown += 1
+                print(f"- {ws.name} {kind}/{mode} sizes: {'; '.join(differences)}")
         ours_ids, ours_files = ref.promptc_structure(prompt, table)
         theirs_ids, theirs_files = ref.openclaw_structure(result, table)
         literal_ok += ref.literal_headings(prompt) == ref.openclaw_literal_headings(result)
@@ -62,6 +143,8 @@ def compare(all_cases, facts, table, show: int) -> None:
     print(f"section headings match (through the order table): {heading_ok}/{total}")
     print(f"heading lines match word for word: {literal_ok}/{total}")
     print(f"injected files and sides match: {files_ok}/{total}")
+    print(f"same injected files, each within 1% of OpenClaw's size (full/minimal): {sizes_ok}/{sized}")
+    print(f"... with OpenClaw's frontmatter not counted (promptc strips it by design): {bodies_ok}/{sized}")
 
 
 def guidance(facts) -> None:

@@ -48,6 +48,12 @@ MODES = ("full", "minimal", "none")
 FILE_HEADING = re.compile(r"^## (/.*/)?(?P<name>[^/]+\.md)$")
 
 
+def openclaw_dir() -> Path:
+    """The installed `openclaw` package, where the harness looks for it by default."""
+    found = Path(os.environ.get("OPENCLAW_REF_DIR", "/tmp/openclaw-ref"))
+    return found / "node_modules" / "openclaw" if (found / "node_modules" / "openclaw").is_dir() else found
+
+
 def cache_dir() -> Path:
     return Path(os.environ.get("OPENCLAW_COMPARE_CACHE", Path(tempfile.gettempdir()) / "openclaw-compare-cache"))
 

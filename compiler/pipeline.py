@@ -15,7 +15,7 @@ from typing import Protocol
 from . import tiers as cache_tiers
 from ._lib.errors import one_line
 from .inputs import contributions as providers
-from .inputs import layers
+from .inputs import layers, toolpolicy
 from .model.config import ResolvedConfig, UserVariable
 from .model.prompt import Prompt, SectionOrigin
 from .model.runfacts import RunFacts
@@ -117,6 +117,7 @@ def run_stages(
     that read files and remembers what they read. `none` mode reads no workspace at all.
     `observe`, when given, is handed what the stages made."""
     cfg = src.config(run.agent)
+    run = toolpolicy.with_config(run, cfg)  # the config's tools and model when the run has none
     root, mode = src.workspace_root(cfg), run.effective_mode
     reads_workspace = mode != "none"  # a none-mode prompt is one line: no files, no skills
     before = src.workspace_state(root) if reads_workspace else state.WorkspaceState()

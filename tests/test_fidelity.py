@@ -42,23 +42,23 @@ def test_heartbeats_never_appear_outside_heartbeat_runs_even_when_enabled(make_w
     assert "heartbeats" not in ids(prompt) and "## Heartbeats" not in prompt.text
 
 
-def test_a_heartbeat_run_with_the_default_config_gets_the_section_with_the_default_prompt(make_workspace):
+def test_a_heartbeat_run_with_the_default_config_gets_the_section_without_the_prompt_text(make_workspace):
     prompt = compile_prompt(Request(run=RunFacts(session="heartbeat"), workspace=make_workspace({})))
     text = section(prompt, "heartbeats")
     assert text.startswith("## Heartbeats")
-    assert "Read HEARTBEAT.md if it exists" in text  # the built-in default prompt
     assert "answer with exactly HEARTBEAT_OK" in text
     assert text in prompt.volatile
+    assert "Heartbeat check-in" not in prompt.text  # the default prompt is the turn's message
 
 
-def test_a_heartbeat_run_uses_the_run_prompt_then_the_configured_one(make_workspace):
+def test_neither_the_run_nor_the_configured_heartbeat_prompt_reaches_the_system_prompt(make_workspace):
     ws = make_workspace({})
     configured = ("agents.defaults.heartbeat.prompt=Check the greenhouse.",)
-    prompt = compile_prompt(Request(run=RunFacts(session="heartbeat"), workspace=ws, overrides=configured))
-    assert "Check the greenhouse." in section(prompt, "heartbeats")
     own = RunFacts(session="heartbeat", heartbeat_prompt="Water the ferns.")
-    prompt = compile_prompt(Request(run=own, workspace=ws, overrides=configured))
-    assert "Water the ferns." in section(prompt, "heartbeats") and "greenhouse" not in prompt.text
+    for run in (RunFacts(session="heartbeat"), own):
+        prompt = compile_prompt(Request(run=run, workspace=ws, overrides=configured))
+        assert "heartbeats" in ids(prompt)
+        assert "greenhouse" not in prompt.text and "ferns" not in prompt.text
 
 
 def test_heartbeats_are_for_the_default_agent_and_can_be_switched_off(make_workspace, write_yaml):

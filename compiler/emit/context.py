@@ -12,6 +12,7 @@ from typing import Any
 from .. import tiers as cache_tiers
 from .._lib.frozen import thaw
 from .._lib.text import plural
+from ..inputs import layers
 from ..model.prompt import Prompt
 from ..model.request import Request
 from ..model.workspace import BOOTSTRAP_FILE_NAMES, ContextFile
@@ -28,11 +29,15 @@ class ReadFrom:
     """The `--config` files (and `<stdin>`), lowest precedence first; the built-in defaults lie under them."""
     overrides: int
     """How many `--set KEY=VALUE` overrides were laid over them."""
+    workspace_reason: str | None = None
+    """Why that directory: `--workspace`, the config key that named it, or whose default."""
 
     @property
     def shown_workspace(self) -> str:
-        """The workspace as a report names it."""
-        return self.workspace or "none read (none mode reads no workspace)"
+        """The workspace as a report names it, with why when known."""
+        if not self.workspace:
+            return "none read (none mode reads no workspace)"
+        return f"{self.workspace} ({self.workspace_reason})" if self.workspace_reason else self.workspace
 
     @property
     def shown_config(self) -> str:
@@ -54,7 +59,15 @@ def read_from(request: Request, prompt: Prompt) -> ReadFrom:
     files = every_file(prompt)
     workspace = str(Path(files[0].path).parent) if files else None
     labels = tuple(str(path) for path in request.config_paths) + tuple(layer.label for layer in request.config_layers)
-    return ReadFrom(workspace, labels, len(request.overrides))
+    return ReadFrom(workspace, labels, len(request.overrides), _workspace_reason(request) if workspace else None)
+
+
+def _workspace_reason(request: Request) -> str:
+    """`--workspace`, or why the config's workspace is the one it is."""
+    if request.workspace is not None:
+        return "from --workspace"
+    configs = layers.load(request.config_paths, request.overrides, request.config_layers)
+    return layers.resolve(configs, request.run.agent).workspace_reason
 
 
 def report(prompt: Prompt, *, section_tokens: bool = True) -> dict[str, Any]:

@@ -63,6 +63,19 @@ CHECK_SHAPES: dict[Callable[[Any], Any], Shape] = {
     ),
     valuechecks.string_list: Shape(_TEXT_LIST, "list of texts"),
     valuechecks.timezone: Shape(NOT_BLANK, "IANA time zone name"),
+    valuechecks.model_ref: Shape(
+        {
+            "anyOf": [
+                ONE_LINE,
+                {
+                    "type": "object",
+                    "properties": {"primary": ONE_LINE, "fallbacks": _TEXT_LIST},
+                    "additionalProperties": False,
+                },
+            ]
+        },
+        "a model id on one line, or `{primary, fallbacks}`",
+    ),
     valuechecks.hook_specs: Shape(
         {"type": "array", "items": {"type": "string", "pattern": "^[^:]+:[^:]+$"}}, "list of `module:function`"
     ),

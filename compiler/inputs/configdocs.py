@@ -17,6 +17,8 @@ DESCRIPTIONS: dict[str, str] = {
     "from; relative to the config file that sets it.",
     "agents.defaults.bootstrapMaxChars": "Budget of one bootstrap file, in characters; a longer file is cut "
     "(head and tail kept around a marker).",
+    "agents.defaults.model": "The model of a run that names none: a `provider/model` id, or `{primary}` "
+    "(OpenClaw's form; `fallbacks` are accepted and not read).",
     "agents.defaults.bootstrapTruncation": "How a file over its budget is cut: `75/25` first sets aside room for "
     "the marker line and keeps 75% of the rest from the start and 25% from the end (OpenClaw's proportions); "
     "`70/20` keeps 70% and 20% of the whole budget. AGENTS.md keeps a digest of its rule lines either way.",
@@ -31,7 +33,8 @@ DESCRIPTIONS: dict[str, str] = {
     "agents.defaults.heartbeat.enabled": "Whether HEARTBEAT.md reaches ordinary turns of the default agent.",
     "agents.defaults.heartbeat.includeSystemPromptSection": "Whether heartbeat runs get the Heartbeats section "
     "(and ordinary turns HEARTBEAT.md, when enabled).",
-    "agents.defaults.heartbeat.prompt": "The heartbeat prompt, when a heartbeat run does not bring its own.",
+    "agents.defaults.heartbeat.prompt": "The heartbeat prompt, when a heartbeat run does not bring its own: the heartbeat turn's "
+    "message, not part of the system prompt (the Heartbeats section only says how to answer).",
     "agents.defaults.subagents": "How the agent works with sub-agents.",
     "agents.defaults.subagents.delegationMode": "`prefer` adds the Sub-Agent Delegation section (with "
     "sessions_spawn): answer simple questions, send bigger work to sub-agents; `suggest` leaves it out.",
@@ -56,6 +59,12 @@ DESCRIPTIONS: dict[str, str] = {
     AGENT_ENTRY + ".skillsLimits": "This agent's skills limits, over `skills.limits`.",
     AGENT_ENTRY + ".skillsLimits.maxSkillsPromptChars": "This agent's budget of the skills list, in characters.",
     AGENT_ENTRY + ".promptValues": "This agent's values of user variables, over `prompt.values`.",
+    AGENT_ENTRY + ".tools": "This agent's tool policy: a profile that replaces `tools.profile`, and allow / "
+    "deny lists that filter what the global ones kept.",
+    AGENT_ENTRY + ".tools.profile": "This agent's tool profile, in place of `tools.profile`.",
+    AGENT_ENTRY + ".tools.allow": "Tools this agent keeps of those the global policy kept.",
+    AGENT_ENTRY + ".tools.alsoAllow": "Tools added to this agent's profile (in place of `tools.alsoAllow`).",
+    AGENT_ENTRY + ".tools.deny": "Tools this agent never gets.",
     "skills": "Where skills are found, which are listed, and the budget of the list.",
     "skills.limits": "Limits of the skills list.",
     "skills.limits.maxSkillsPromptChars": "Budget of the skills list, in characters; over it descriptions are "
@@ -67,7 +76,14 @@ DESCRIPTIONS: dict[str, str] = {
     "skills.load.extraDirs": "More skill roots, lowest precedence first (the workspace's own skills win).",
     "skills.load.allowSymlinkTargets": "Directories a skill's symlink may point into although they are outside "
     "its root.",
-    "tools": "Tool settings that change the guidance.",
+    "tools": "Tool settings: the tools of a run that lists none, and settings that change the guidance.",
+    "tools.profile": "OpenClaw's tool profile for a run that lists no tools: `minimal` (session_status), "
+    "`coding` (files, exec, web, memory, sessions, goals, media), `messaging` (message and sessions), `full` "
+    "(every tool of the catalogue in templates/tools.yaml). Then `allow` and `deny` filter what it keeps.",
+    "tools.allow": "Tool names a run without tools may keep (`group:<name>`, `*` and `bash` for exec work); "
+    "an empty list keeps everything not denied.",
+    "tools.alsoAllow": "Tools added to the profile's own list.",
+    "tools.deny": "Tool names a run without tools never gets; deny wins over allow.",
     "tools.experimental": "Experimental tools.",
     "tools.experimental.planTool": "Adds the guidance for the update_plan tool.",
     "tools.fs": "File system tools.",

@@ -17,6 +17,7 @@ from .valuechecks import (
     choice,
     declared_name,
     hook_specs,
+    model_ref,
     one_line,
     one_line_key,
     plain_data,
@@ -76,6 +77,13 @@ def _choice_field(*choices: str) -> Field:
 
 POSITIVE_INT = Field(positive_int)
 BOOL = Field(boolean)
+TOOL_POLICY: dict[str, Node] = {
+    "profile": _choice_field("minimal", "coding", "messaging", "full"),
+    "allow": Field(string_list),
+    "alsoAllow": Field(string_list),
+    "deny": Field(string_list),
+}
+"""The keys that choose the tools of a run that lists none (`tools` and `agents.list[].tools`)."""
 
 AGENT_FIELDS: dict[str, Node] = {
     "workspace": Field(one_line, is_path=True),
@@ -94,6 +102,7 @@ AGENT_FIELDS: dict[str, Node] = {
     "models": MapOf(Table({"alias": Field(one_line)}), key=one_line_key),
     "docsPath": Field(one_line, nullable=True, is_path=True),
     "memoryInGroups": BOOL,
+    "model": Field(model_ref),
 }
 """What `agents.defaults` sets for every agent and an `agents.list[]` entry for its own."""
 
@@ -114,6 +123,7 @@ AGENT_ENTRY = Table(
         "id": Field(one_line),
         **AGENT_FIELDS,
         "skillsLimits": Table({"maxSkillsPromptChars": POSITIVE_INT}),
+        "tools": Table(TOOL_POLICY),
         "promptValues": VALUES,
     },
     required=("id",),
@@ -140,7 +150,9 @@ SCHEMA = Table(
                 ),
             }
         ),
-        "tools": Table({"experimental": Table({"planTool": BOOL}), "fs": Table({"workspaceOnly": BOOL})}),
+        "tools": Table(
+            {**TOOL_POLICY, "experimental": Table({"planTool": BOOL}), "fs": Table({"workspaceOnly": BOOL})}
+        ),
         "memory": Table({"citations": _choice_field("auto", "on", "off")}),
         "acp": Table({"enabled": BOOL}),
         "prompt": Table(

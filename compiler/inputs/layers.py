@@ -10,6 +10,7 @@ Mappings merge deeply and lists replace. Then, for the agent being compiled, its
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Mapping, MutableMapping, Sequence
 from dataclasses import dataclass
@@ -21,7 +22,7 @@ from .._lib import fsutil, resources
 from .._lib.errors import ConfigError, Location, did_you_mean
 from .._lib.reads import UNRECORDED, Recorder
 from ..model.config import Budgets, CacheConfig, HeartbeatConfig, Layer, ResolvedConfig, SkillsConfig
-from . import schema, yamlsrc
+from . import openclaw, schema, toolpolicy, yamlsrc
 
 # --------------------------------------------------------------------------- layers
 
@@ -210,7 +211,26 @@ def resolve(configs: ConfigSet, agent: str | None) -> ResolvedConfig:
     agent = agent or default_agent_id(entries)
     entry = find_agent(configs, entries, agent)
     settings = merge(configs.tree["agents"]["defaults"], {k: v for k, v in entry.items() if k != "id"})
-    return _build(configs.tree, settings, entry, agent, default_agent_id(entries), _cache_config(configs))
+    built = _build(configs.tree, settings, entry, agent, default_agent_id(entries), _cache_config(configs))
+    workspace, why = _workspace(configs, entries.index(entry) if entry else None, built)
+    return dataclasses.replace(built, workspace=workspace, workspace_reason=why)
+
+
+def _workspace(configs: ConfigSet, index: int | None, cfg: ResolvedConfig) -> tuple[str, str]:
+    """The agent's workspace and why: its own entry's, then `agents.defaults.workspace` as a
+    config file set it; with an openclaw.json among the files, the one OpenClaw implies."""
+    own = configs.origins.get(("agents", "list", index, "workspace")) if index is not None else None
+    if own is not None:
+        return cfg.workspace, f"agents.list[{index}].workspace in {own.label}"
+    shared = configs.origins.get(("agents", "defaults", "workspace"))
+    set_by_user = shared is not None and shared.label != DEFAULTS
+    if any(Path(o.label).name == openclaw.CONFIG_NAME for o in configs.origins.values()):
+        folder = configs.tree["agents"]["defaults"]["workspace"]
+        configured = (folder, shared.label) if set_by_user and shared is not None else None
+        return openclaw.default_workspace(cfg.agent_id, cfg.is_default_agent, configured)
+    if set_by_user and shared is not None:
+        return cfg.workspace, f"agents.defaults.workspace in {shared.label}"
+    return cfg.workspace, "the built-in default: the current directory"
 
 
 def find_agent(configs: ConfigSet, entries: list[dict], agent: str) -> dict:
@@ -301,7 +321,16 @@ def _build(
         context_limits=MappingProxyType(dict(s["contextLimits"])),
         tree=_freeze(tree),
         cache=cache,
+        tool_names=_tool_names(tree["tools"], s.get("tools", {})),
+        model=toolpolicy.model_name(s.get("model")),
     )
+
+
+def _tool_names(global_tools: Mapping[str, Any], agent_tools: Mapping[str, Any]) -> tuple[str, ...] | None:
+    """The catalogue tools the config's policy keeps, or None when it chooses none."""
+    if not toolpolicy.configured(global_tools, agent_tools):
+        return None
+    return toolpolicy.allowed_tools(toolpolicy.steps(global_tools, agent_tools))
 
 
 def _freeze(value: Any) -> Any:

@@ -84,6 +84,12 @@ KNOWN: dict[str, frozenset[str]] = {
         sandbox params tools runtime
         """
     ),
+    "agents.list[].tools": _keys(
+        """
+        profile allow alsoAllow deny byProvider toolsBySender codeMode elevated exec fs
+        loopDetection message sandbox
+        """
+    ),
     "agents.defaults.heartbeat": _keys(
         """
         every activeHours model session includeReasoning target directPolicy to
@@ -148,3 +154,26 @@ NOT_SUPPORTED = frozenset({"$include"})
 def knows(table: str, key: str) -> bool:
     """Whether OpenClaw's schema has `key` in the table at pattern `table`."""
     return key in KNOWN.get(table, frozenset())
+
+
+# --------------------------------------------------------------------------- implied workspace
+
+CONFIG_NAME = "openclaw.json"
+"""A config layer read from a file of this name is OpenClaw's own: it implies OpenClaw's workspace."""
+HOME = "~/.openclaw"
+"""OpenClaw's state directory; its default workspaces live in it."""
+
+
+def default_workspace(agent: str, is_default_agent: bool, configured: tuple[str, str] | None) -> tuple[str, str]:
+    """(workspace, why) for an agent an OpenClaw config gives no workspace of its own, as OpenClaw
+    picks it: the default agent takes `agents.defaults.workspace`, else `~/.openclaw/workspace`;
+    another agent a folder named after it inside `agents.defaults.workspace`, else
+    `~/.openclaw/workspace-<id>`. `configured`: (agents.defaults.workspace, the file that set it)."""
+    if configured is not None:
+        folder, source = configured
+        if is_default_agent:
+            return folder, f"agents.defaults.workspace in {source}"
+        return f"{folder.rstrip('/')}/{agent}", f"agents.defaults.workspace in {source}, plus the agent id"
+    if is_default_agent:
+        return f"{HOME}/workspace", f"OpenClaw's default: the {CONFIG_NAME} sets no workspace"
+    return f"{HOME}/workspace-{agent}", f"OpenClaw's default for agent {agent}: the {CONFIG_NAME} sets no workspace"

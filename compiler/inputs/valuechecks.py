@@ -74,6 +74,19 @@ def string_list(value: Any) -> str | None:
     return None
 
 
+def model_ref(value: Any) -> str | None:
+    """A model id on one line, or a mapping with its `primary` id (and `fallbacks`, not read)."""
+    if not isinstance(value, dict):
+        return (
+            one_line(value) if isinstance(value, str) else f"expected a model id or {{primary}}, got {describe(value)}"
+        )
+    unknown = sorted(set(value) - {"primary", "fallbacks"})
+    if unknown:
+        return f"unknown key {unknown[0]!r} (known: primary, fallbacks)"
+    problem = one_line(value["primary"]) if "primary" in value else None
+    return problem or (string_list(value["fallbacks"]) if "fallbacks" in value else None)
+
+
 @dataclass(frozen=True, slots=True)
 class Choice:
     """One of a few words; YAML's `on` / `off` booleans and bare numbers read as the words."""

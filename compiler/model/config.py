@@ -199,6 +199,13 @@ class ResolvedConfig:
     """`prompt.cache`: cache tiers, their lifetimes and the OpenAI cache key."""
     variables: tuple[VariableDecl, ...] = ()
     """User variables declared in `prompt.variables`, in the order written."""
+    tool_names: tuple[str, ...] | None = None
+    """The tools `tools.profile` / `allow` / `deny` (and the agent's own) give a run that lists
+    none, in catalogue order; None when the config chooses no tools."""
+    workspace_reason: str = "the built-in default: the current directory"
+    """Why `workspace` is the one it is (which key of which file, or whose default)."""
+    model: str | None = None
+    """`agents.defaults.model` or the agent's own (its `primary` id): the model of a run that names none."""
     values: tuple[VariableValue, ...] = ()
     """Their values from the config for this agent (`prompt.values` under `promptValues`)."""
 

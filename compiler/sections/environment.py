@@ -99,7 +99,9 @@ class SectionEnvironment(ImmutableSandboxedEnvironment):
         for node in source.find_all((nodes.Import, nodes.FromImport, nodes.Include)):
             node.with_context = True
         for loop in source.find_all(nodes.For):  # every turn of every loop is a counted step
-            loop.iter = nodes.Call(nodes.EnvironmentAttribute("counted"), [loop.iter], [], None, None, lineno=loop.lineno)
+            loop.iter = nodes.Call(
+                nodes.EnvironmentAttribute("counted"), [loop.iter], [], None, None, lineno=loop.lineno
+            )
         if raw:
             return super().compile(source, name, filename, True, defer_init)
         return super().compile(source, name, filename, False, defer_init)

@@ -178,12 +178,12 @@ def test_the_header_names_the_workspace_and_every_config_file(run_cli, make_work
     )[1]
     lines = out.splitlines()
     assert lines[1:3] == [
-        f"Workspace: {ws.resolve()}",
+        f"Workspace: {ws.resolve()} (from --workspace)",
         f"Config: {first}, {second} over the built-in defaults, then 1 --set override",
     ]
     assert "budget 9000 per file, 30000 in total" in out  # the files named are the ones read
     bare = run_cli("context", "--workspace", ws)[1].splitlines()
-    assert bare[1:3] == [f"Workspace: {ws.resolve()}", "Config: the built-in defaults"]
+    assert bare[1:3] == [f"Workspace: {ws.resolve()} (from --workspace)", "Config: the built-in defaults"]
     none = run_cli("context", "--mode", "none")[1].splitlines()
     assert none[1] == "Workspace: none read (none mode reads no workspace)"
 

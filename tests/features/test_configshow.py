@@ -85,14 +85,14 @@ def test_an_agent_sees_its_own_entry_over_the_defaults(run_cli, write_yaml):
 
 
 def test_a_set_flag_is_named_as_the_layer_and_openclaw_settings_are_left_out(run_cli, write_yaml):
-    path = write_yaml("openclaw.json", '{"gateway": {"port": 1}, "agents": {"defaults": {"model": "x/y"}}}')
+    path = write_yaml("openclaw.json", '{"gateway": {"port": 1}, "agents": {"defaults": {"thinkingDefault": "low"}}}')
     code, out, err = run_cli(
         "config", "show", "--config", path, "--set", "agents.defaults.timeFormat=24", "--origins", "--format", "json"
     )
     assert (code, err) == (0, "")
     document = json.loads(out)
     assert document["origins"]["agents.defaults.timeFormat"] == "--set agents.defaults.timeFormat=24"
-    assert "gateway" not in document["config"] and "model" not in document["config"]["agents"]["defaults"]
+    assert "gateway" not in document["config"] and "thinkingDefault" not in document["config"]["agents"]["defaults"]
 
 
 def test_an_unknown_agent_is_one_error_line(run_cli):

@@ -19,7 +19,7 @@ OPENCLAW_JSON = """\
   channels: { telegram: { enabled: true, }, },
   agents: {
     defaults: {
-      model: { primary: "anthropic/claude-sonnet-4-5" },  /* OpenClaw-only key */
+      model: { primary: "anthropic/claude-sonnet-4-5" },  /* OpenClaw's form of the key */
       bootstrapMaxChars: 4321,
       models: { "openai/gpt-5.5": { alias: 'gpt', params: { temperature: 0.2 } } },
       heartbeat: { every: "30m", enabled: true },
@@ -37,13 +37,14 @@ def test_openclaw_json_is_read_as_json5_and_its_other_settings_are_one_note(writ
     cfg = config.resolve(config.load([path]), None)
     assert (cfg.budgets.max_chars, cfg.model_aliases, cfg.plan_tool) == (4321, (("gpt", "openai/gpt-5.5"),), True)
     assert cfg.lookup("channels.telegram.enabled") is True  # still there for skills' requires.config
+    assert cfg.model == "anthropic/claude-sonnet-4-5" and cfg.tool_names is not None and "exec" in cfg.tool_names
     code, out, err = run_cli("context", "--config", path, "--workspace", tmp_path, "--format", "json")
     assert code == 0, err
     notes = [w for w in json.loads(out)["warnings"] if "OpenClaw settings" in w]
     assert notes == [
         f"{path}: OpenClaw settings promptc does not use were accepted unchecked: gateway, channels,"
-        " agents.defaults.model, agents.defaults.models.openai/gpt-5.5.params,"
-        " agents.defaults.heartbeat.every, agents.list[0].identity and 2 more"
+        " agents.defaults.models.openai/gpt-5.5.params, agents.defaults.heartbeat.every,"
+        " agents.list[0].identity, skills.load.watch"
     ]
     # skills.load.allowSymlinkTargets is a key promptc reads, so it is checked, not noted.
     assert cfg.lookup("skills.load.allowSymlinkTargets") == ("/opt/skills",)

@@ -230,12 +230,12 @@ def test_volatile_facts_never_touch_the_stable_part(everything, change):
     assert after.volatile != before.volatile
 
 
-def test_the_heartbeat_prompt_never_touches_the_stable_part(everything):
+def test_the_heartbeat_prompt_stays_out_of_the_system_prompt(everything):
     before = compile_prompt(dataclasses.replace(everything, run=everything_run(session="heartbeat")))
     changed = everything_run(session="heartbeat", heartbeat_prompt="Another heartbeat prompt.")
     after = compile_prompt(dataclasses.replace(everything, run=changed))
-    assert after.stable == before.stable
-    assert "Another heartbeat prompt." in after.volatile and after.volatile != before.volatile
+    assert "heartbeats" in [s.id for s in after.sections]
+    assert after.text == before.text and "Another heartbeat prompt." not in after.text
 
 
 @pytest.mark.parametrize(
@@ -459,7 +459,11 @@ def test_printing_values_and_calling_methods_still_works(make_workspace, tmp_pat
 
 
 RECURSION = {
-    "include-loop": ('{% include "partials/loop.md.j2" %}', "partials/loop.md.j2", "partials include each other without end"),
+    "include-loop": (
+        '{% include "partials/loop.md.j2" %}',
+        "partials/loop.md.j2",
+        "partials include each other without end",
+    ),
     "macro-in-a-partial": (
         '{% include "partials/macro.md.j2" %}',
         "partials/macro.md.j2",

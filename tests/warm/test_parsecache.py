@@ -5,7 +5,6 @@ entry someone wrote into the user's own private directory."""
 from __future__ import annotations
 
 import hashlib
-import inspect
 import json
 import os
 from pathlib import Path

@@ -10,6 +10,7 @@ from typing import Any
 from ... import pipeline
 from ... import tiers as cache_tiers
 from ..._lib.frozen import identity
+from ...inputs import toolpolicy
 from ...model.prompt import Prompt, PromptUnit, RenderedSection
 from ...model.runfacts import FACTS, RunFacts
 from ...model.units import DYNAMIC_UNIT, JOIN, reached
@@ -66,6 +67,7 @@ def serve(
     recipe = variant.recipe
     _check_facts(recipe.run, run)
     cfg, mode = recipe.config, run.effective_mode
+    run = toolpolicy.with_config(run, cfg)  # as the pipeline fills it
     user = uservars.resolve(cfg, run)
     _check_stable_vars(variant, user)
     loaded, filtered = recipe.loaded, recipe.filtered_files
