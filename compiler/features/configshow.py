@@ -60,5 +60,7 @@ def scalar(value: Any) -> str:
         flow = yaml.safe_dump([value], default_flow_style=True, width=float("inf"), allow_unicode=readable)
         written = flow.strip()[1:-1]  # the one item of a one-item flow list
         if "\n" not in written and yaml.safe_load(f"key: {written}") == {"key": value}:
-            break
-    return written
+            return written
+    # A mapping key with a line break becomes a YAML complex key over several lines; JSON (which
+    # YAML reads) writes it on one line with the break escaped.
+    return json.dumps(value, ensure_ascii=True, default=str)
