@@ -4,6 +4,7 @@ layer that set it when asked (a file's line and column, `defaults`, or the `--se
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Any, Literal
 
@@ -62,5 +63,15 @@ def scalar(value: Any) -> str:
         if "\n" not in written and yaml.safe_load(f"key: {written}") == {"key": value}:
             return written
     # A mapping key with a line break becomes a YAML complex key over several lines; JSON (which
-    # YAML reads) writes it on one line with the break escaped.
-    return json.dumps(value, ensure_ascii=True, default=str)
+    # YAML reads) writes it on one line with the break escaped. JSON spells a character beyond
+    # U+FFFF as two surrogate escapes, which YAML reads as two characters: use YAML's \U escape.
+    return _PAIR.sub(_astral, json.dumps(value, ensure_ascii=True, default=str))
+
+
+_PAIR = re.compile(r"(?<!\\)((?:\\\\)*)\\u(d[89ab][0-9a-f]{2})\\u(d[c-f][0-9a-f]{2})")
+"""A surrogate pair escape, not itself after an escaped backslash (group 1 keeps those)."""
+
+
+def _astral(match: re.Match[str]) -> str:
+    high, low = int(match[2], 16), int(match[3], 16)
+    return match[1] + f"\\U{0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00):08x}"

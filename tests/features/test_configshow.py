@@ -111,6 +111,7 @@ VALUES = st.recursive(
 
 @given(value=VALUES)
 @example(value={"\n": None})  # a key with a line break: YAML would write a complex key
+@example(value={"\n": "\U00010000 \\ud800\\udc00"})  # and a character beyond U+FFFF, and its escape as text
 def test_every_value_is_written_on_one_line_that_yaml_reads_back(value):
     written = scalar(value)
     assert "\n" not in written
