@@ -264,12 +264,9 @@ def _private_name(node: nodes.Node) -> str | None:
 
 def _nondeterministic(source: _Source, when_line: int | None) -> list[Finding]:
     """`lipsum` and the `random` filter: their text changes on every render (refused when rendered)."""
-    found = [
-        (node.lineno, node.name)
-        for node in source.tree.find_all((nodes.Name, nodes.Filter))
-        if node.name in NONDETERMINISTIC
-        and (isinstance(node, nodes.Filter) or (node.ctx == "load" and node.name == "lipsum"))
-    ]
+    filters = [(n.lineno, n.name) for n in source.tree.find_all(nodes.Filter) if n.name in NONDETERMINISTIC]
+    calls = [(n.lineno, n.name) for n in source.tree.find_all(nodes.Name) if n.ctx == "load" and n.name == "lipsum"]
+    found = filters + calls
     prefix = "" if when_line is None else "'when' expression: "
     return [
         Finding(

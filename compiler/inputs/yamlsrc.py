@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,7 @@ class Located:
 
     value: Any
     """Plain Python data (dicts, lists, scalars)."""
-    locations: dict[tuple[Any, ...], Location]
+    locations: Mapping[tuple[Any, ...], Location]
     """Path tuple (keys and list indexes) -> where that value starts."""
     path: str
     """The source name used in locations."""

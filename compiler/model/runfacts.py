@@ -56,8 +56,9 @@ def var_text_problem(value: Any, where: str) -> str | None:
     a control character other than tab and line feed (NUL, ESC, CR, ...), or a line that would
     read as a prompt heading (`## Title`), which would forge a section of its own. None if fine."""
     if isinstance(value, str):
-        if _VAR_CONTROL.search(value):
-            return f"{where}: a control character ({_VAR_CONTROL.search(value).group()!r}) cannot reach the prompt"
+        control = _VAR_CONTROL.search(value)
+        if control is not None:
+            return f"{where}: a control character ({control.group()!r}) cannot reach the prompt"
         heading = _HEADING_LINE.search(value)
         if heading is not None:
             line = value.count("\n", 0, heading.start()) + 1

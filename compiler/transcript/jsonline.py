@@ -114,8 +114,8 @@ def _start(text: str, at: int, stack: list[list[Any]]) -> tuple[Any, int]:
         stack.append([{}, None])
         stack[-1][1], at = _key(text, inner)
         return _OPENED, at
-    if char == '"':
-        return json.decoder.scanstring(text, at + 1, True)
+    if char == '"':  # a string nests nothing: the C scanner reads it without recursion
+        return _C_SCAN(text, at)
     number = _NUMBER.match(text, at)
     if number:
         integer, fraction, exponent = number.groups()
@@ -152,7 +152,7 @@ def _key(text: str, at: int) -> tuple[str, int]:
     """An object key and the index just past its colon."""
     if text[at : at + 1] != '"':
         raise json.JSONDecodeError("Expecting property name enclosed in double quotes", text, at)
-    key, at = json.decoder.scanstring(text, at + 1, True)
+    key, at = _C_SCAN(text, at)
     at = _skip(text, at)
     if text[at : at + 1] != ":":
         raise json.JSONDecodeError("Expecting ':' delimiter", text, at)

@@ -268,7 +268,9 @@ def _plan(path: Path, texts: Texts, cap: int) -> _Plan:
             changes.update(fix.changes)
             if fix.output and fix.value is not None:
                 scan.see(number, fix.value)
-                ids.add(_entry_id(fix))
+                entry_id = _entry_id(fix)
+                if entry_id is not None:
+                    ids.add(entry_id)
     if not header_seen:
         raise _Refused("no session header: the file has no JSON entries")
     inserts, skipped = scan.inserts()
@@ -278,7 +280,7 @@ def _plan(path: Path, texts: Texts, cap: int) -> _Plan:
         notes[RESULTS_NOT_INSERTED] = 1
     changes[INSERTED] = sum(len(insert.lines) for insert in inserts.values())
     notes[NOT_REWRITABLE] = skipped
-    return _Plan(+changes, +notes, inserts, frozenset(ids) - {None})
+    return _Plan(+changes, +notes, inserts, frozenset(ids))
 
 
 def _check_header(value: object, number: int) -> None:
