@@ -38,9 +38,9 @@ sys.path.insert(0, str(REPO))
 
 from promptc import Request, RunFacts, load_run_facts  # noqa: E402
 from promptc.features.cache import replay, simulate, trace  # noqa: E402
-from promptc.features.cache.pricing import ANTHROPIC  # noqa: E402
 from promptc.features.cache.simulate import Turn, Unit  # noqa: E402
 from promptc.inputs import runfacts  # noqa: E402
+from promptc.inputs.pricing import ANTHROPIC  # noqa: E402
 from promptc.skills import discover as skills  # noqa: E402
 from promptc.warm.compiler import compile_once as compile_pending  # noqa: E402
 

@@ -293,6 +293,7 @@ def _assemble(
         units=rendered.units,
         tiers=cache_tiers.layout(rendered.units, cfg.cache),
         openai_cache_key=cfg.cache.openai_key,
+        openai_cache_retention=cfg.cache.openai_retention,
         breakpoints=run.session not in cfg.cache.uncached_sessions,
         variables=report.variables,
         filtered_files=report.filtered_files,

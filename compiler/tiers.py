@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import math
-import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ._lib.errors import ConfigError, Location, did_you_mean
+from .inputs import pricing
 from .model.config import CacheConfig
 from .model.prompt import CacheTier, PromptUnit
 from .model.units import (
@@ -25,12 +26,24 @@ from .model.units import (
 
 DEFAULT_TTLS = ("1h", "5m")
 """With no `prompt.cache.ttl`: an hour on the first tier, five minutes on later ones."""
-MIN_TOKENS_DEFAULT = 1024
-MIN_TOKENS: tuple[tuple[re.Pattern[str], int], ...] = (
-    (re.compile(r"claude-(opus-4[-.]5|haiku-4[-.]5)", re.IGNORECASE), 4096),
-    (re.compile(r"claude-(3-haiku|3-5-haiku|haiku-3)", re.IGNORECASE), 2048),
-)
-"""Models whose shortest cacheable prefix is not Anthropic's usual 1,024 tokens."""
+BREAKPOINT_PROVIDER = "anthropic"
+"""Whose minimums a model with no known provider prefix is measured by (breakpoints are an
+Anthropic and Bedrock feature; both publish the same minimums for Claude models)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Merge:
+    """A configured tier whose prefix is too short for its model's cache: its breakpoint is not
+    sent, and the next tier's breakpoint covers it."""
+
+    tier: int
+    """The configured tier's 1-based index."""
+    into: int
+    """The configured index of the tier whose breakpoint covers it."""
+    tokens: int
+    """The prefix through it, in estimated tokens (what the decision used)."""
+    minimum: int
+    """The model's shortest cacheable prefix."""
 
 
 def check_sections(cache: CacheConfig, sides: dict[str, str]) -> None:
@@ -65,11 +78,7 @@ def layout(units: Sequence[PromptUnit], cache: CacheConfig) -> tuple[CacheTier, 
     MEMORY.md still ends its file tiers where the others do); empty tiers vanish; every tier's
     text ends with the separator."""
     groups: list[tuple[int, list[PromptUnit]]] = []
-    current, after_files = 0, False
-    for unit in units:
-        after_files = after_files or unit.name.startswith(FILE_PREFIX)
-        last = len(cache.tiers) - 1 if after_files and unit.name.startswith(SECTION_PREFIX) else 0
-        current = max(current, assigned_tier(unit.name, cache), last)
+    for unit, current in zip(units, positions([u.name for u in units], cache)):
         if not groups or groups[-1][0] != current:
             groups.append((current, []))
         groups[-1][1].append(unit)
@@ -82,6 +91,18 @@ def layout(units: Sequence[PromptUnit], cache: CacheConfig) -> tuple[CacheTier, 
             CacheTier(index, tuple(u.name for u in members), text, ttl_for(position, cache), running.hexdigest())
         )
     return tuple(tiers)
+
+
+def positions(names: Sequence[str], cache: CacheConfig) -> list[int]:
+    """Each unit's configured tier (0-based), in order: max(its tier, the previous unit's), a
+    section after the project-context files in the last configured tier."""
+    found, current, after_files = [], 0, False
+    for name in names:
+        after_files = after_files or name.startswith(FILE_PREFIX)
+        last = len(cache.tiers) - 1 if after_files and name.startswith(SECTION_PREFIX) else 0
+        current = max(current, assigned_tier(name, cache), last)
+        found.append(current)
+    return found
 
 
 def ttl_for(position: int, cache: CacheConfig) -> str:
@@ -132,12 +153,36 @@ def estimate_tokens(text: str) -> int:
     return math.ceil(len(text.encode("utf-8")) / 4)
 
 
-def min_tokens(model: str | None) -> int:
-    """The shortest prefix the model's provider caches."""
-    for pattern, tokens in MIN_TOKENS:
-        if model and pattern.search(model):
-            return tokens
-    return MIN_TOKENS_DEFAULT
+def min_tokens(model: str | None, provider: str | None = None) -> int:
+    """The shortest prefix the model's provider caches, from the price table (`provider`: by
+    default the model id's `provider/` prefix)."""
+    rule_sets = pricing.table()
+    named = provider or (model or "").partition("/")[0].lower()
+    return rule_sets.get(named, rule_sets[BREAKPOINT_PROVIDER]).price(model).min_tokens
+
+
+def merges(tiers: Sequence[CacheTier], minimum: int) -> tuple[Merge, ...]:
+    """Which tiers `merged` joins to a later one, and why (the same rule, said for a report)."""
+    found: list[Merge] = []
+    pending: list[tuple[int, int]] = []
+    prefix = ""
+    for position, tier in enumerate(tiers):
+        prefix += tier.text
+        tokens = estimate_tokens(prefix)
+        if tokens < minimum and position < len(tiers) - 1:
+            pending.append((tier.index, tokens))
+            continue
+        found += [Merge(index, tier.index, count, minimum) for index, count in pending]
+        pending = []
+    return tuple(found)
+
+
+def describe_merge(merge: Merge, model: str | None) -> str:
+    """`cache tier 1 merged into tier 2: its prefix (about 700 tokens) is under the 1,024-token minimum of MODEL`."""
+    return (
+        f"cache tier {merge.tier} merged into tier {merge.into}: its prefix (about {merge.tokens:,} tokens) is "
+        f"under the {merge.minimum:,}-token minimum of {model or 'the default model'}"
+    )
 
 
 def merged(tiers: Sequence[CacheTier], minimum: int) -> tuple[CacheTier, ...]:

@@ -219,6 +219,44 @@ def test_the_minimum_cacheable_prefix_follows_the_model(model, tokens):
     assert tiers.min_tokens(model) == tokens
 
 
+def test_the_minimum_comes_from_the_price_table_of_the_models_provider():
+    import yaml
+
+    from promptc._lib.resources import templates_root
+
+    table = yaml.safe_load((templates_root() / "pricing.yaml").read_text(encoding="utf-8"))
+    assert table["as_of"] and table["currency"] == "USD"
+    assert tiers.min_tokens("gpt-5", "openai") == table["providers"]["openai"]["default"]["min_tokens"] == 1024
+    assert tiers.min_tokens("bedrock/anthropic.claude-3-5-haiku-20241022-v1:0") == 2048
+
+
+SHORT_FIRST_TIER = "prompt.cache.tiers=[[identity, tooling, tool_call_style, execution_bias], [sections, AGENTS.md]]"
+
+
+def test_a_first_tier_under_the_sonnet_minimum_is_merged_and_context_says_so(run_cli):
+    inputs = ("--config", EXAMPLES / "config.yaml", "--run", EXAMPLES / "run.yaml", "--set", SHORT_FIRST_TIER)
+    code, out, err = run_cli("render", *inputs, "--format", "json")
+    assert code == 0, err
+    laid = json.loads(out)["tiers"]
+    first = laid[0]["chars"]  # ASCII text: one byte a character
+    estimate = -(-first // 4)
+    assert 600 < estimate < 1024  # about 700 tokens: under claude-sonnet-4-5's 1,024
+    code, out, _ = run_cli("render", *inputs, "--format", "anthropic")
+    blocks = json.loads(out)["system"]
+    assert sum("cache_control" in block for block in blocks) == len(laid) - 1
+    code, out, _ = run_cli("context", *inputs)
+    assert code == 0
+    assert (
+        f"  cache tier 1 merged into tier 2: its prefix (about {estimate:,} tokens) is under the 1,024-token "
+        "minimum of anthropic/claude-sonnet-4-5"
+    ) in out.splitlines()
+    code, out, _ = run_cli("context", *inputs, "--format", "json")
+    assert json.loads(out)["cache_merges"] == [{"tier": 1, "into": 2, "tokens": estimate, "minimum": 1024}]
+    # The default layout's tiers all reach the minimum: nothing merged, nothing said.
+    code, out, _ = run_cli("context", "--config", EXAMPLES / "config.yaml", "--run", EXAMPLES / "run.yaml")
+    assert "Cache tiers:" not in out
+
+
 # --------------------------------------------------------------------------- properties
 
 NAMES = st.sampled_from(

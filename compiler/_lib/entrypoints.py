@@ -9,7 +9,11 @@ another distribution finder) leaves the answer to importlib.metadata.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import importlib
+import importlib.util
+import keyword
 import os
 import sys
 from importlib.machinery import PathFinder
@@ -69,3 +73,35 @@ def _groups_of(path: str) -> set[str]:
             return {line.strip()[1:-1].strip() for line in handle if line.strip().startswith("[")}
     except OSError:
         return set()
+
+
+def target_problem(spec: str) -> str | None:
+    """Why `spec` is not `module:function` (each side dotted Python names), or None. Checked
+    before anything is imported: a name of the wrong shape never runs a module's code."""
+    module, sep, attribute = spec.partition(":") if isinstance(spec, str) else ("", "", "")
+    if not sep or not _dotted_names(module) or not _dotted_names(attribute):
+        return f"must be 'module:function' (dotted Python names on each side), got {spec!r}"
+    return None
+
+
+def _dotted_names(text: str) -> bool:
+    parts = text.split(".")
+    return all(part.isidentifier() and not keyword.iskeyword(part) for part in parts)
+
+
+def load_target(spec: str) -> Any:
+    """The object `module:function` names (the function may be a dotted attribute path),
+    imported only once the name has the right shape and the module is found. Whatever the
+    module prints while it is imported goes to standard error: standard output carries the
+    prompt."""
+    problem = target_problem(spec)
+    if problem is not None:
+        raise ValueError(problem)
+    module_name, _, attribute = spec.partition(":")
+    if importlib.util.find_spec(module_name) is None:
+        raise ModuleNotFoundError(f"no module named {module_name!r}")
+    with contextlib.redirect_stdout(sys.stderr):
+        target: Any = importlib.import_module(module_name)
+    for part in attribute.split("."):
+        target = getattr(target, part)
+    return target

@@ -240,7 +240,3 @@ def metadata(text: str) -> Parsed:
     if closing is None:
         return None, NEVER_CLOSED
     return parse_block("".join(line + "\n" for line in lines[1:closing]))
-
-
-PARSED_BY = (__file__, checks.__file__, text_helpers.__file__)
-"""The modules whose code decides what a block reads as (a disk cache of readings keys on their sources)."""

@@ -44,9 +44,17 @@ def write_output(path: Path, chunks: Iterable[bytes], error: type[PromptcError] 
 
 
 def _write_stream(path: Path, chunks: Iterable[bytes], error: type[PromptcError]) -> None:
-    """Write to a device or FIFO in place: opened without O_CREAT or O_TRUNC, so nothing is made."""
+    """Write to a device or FIFO in place: opened without O_CREAT or O_TRUNC, so nothing is made.
+    The open does not wait: a FIFO no one reads is refused at once (ENXIO) instead of blocking until
+    a reader comes; once open, writes block as usual, so a slow reader loses nothing."""
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_NOCTTY)
+        fd = os.open(path, os.O_WRONLY | os.O_NOCTTY | os.O_NONBLOCK)
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:
+            raise error("cannot write: a FIFO with no reader; refusing to wait for one", Location(str(path))) from exc
+        raise error(f"cannot write: {exc.strerror or exc}", Location(str(path))) from exc
+    try:
+        os.set_blocking(fd, True)
         with os.fdopen(fd, "wb") as handle:
             handle.writelines(chunks)
     except OSError as exc:

@@ -55,11 +55,15 @@ def _encodable(name: str) -> bool:
 
 
 def walk_tree(
-    root: Path, max_depth: int, *, follow_links: bool = True, skip: Callable[[str], bool] | None = None
+    root: Path, max_depth: int, *, follow_links: bool = True, skip: Callable[[Path], bool] | None = None
 ) -> Iterator[tuple[Path, list[str]]]:
     """Every directory at or below `root` with the names of the files in it, breadth first, without
     recursion: at most `max_depth` levels down, each real directory once (a link loop ends), links
-    followed only when `follow_links`, directories `skip` names and unreadable ones left out."""
+    followed only when `follow_links` (never one back to `root` or a directory holding it: that is a
+    loop too, and through a link to `/` the whole disk), directories whose path `skip` accepts and
+    unreadable ones left out. Every walk of a user's tree goes through here, so none can exhaust
+    the stack."""
+    around = _leads_around(Path(root))
     seen: set[tuple[int, int]] = set()
     queue: deque[tuple[Path, int]] = deque([(Path(root), 0)])
     while queue:
@@ -79,8 +83,21 @@ def walk_tree(
             except OSError:
                 continue
             if is_dir:
-                if depth < max_depth and not (skip and skip(entry.name)):
+                if entry.is_symlink() and around(entry.path):
+                    continue
+                if depth < max_depth and not (skip and skip(Path(entry.path))):
                     queue.append((Path(entry.path), depth + 1))
             else:
                 files.append(entry.name)
         yield directory, files
+
+
+def _leads_around(root: Path) -> Callable[[str], bool]:
+    """Whether a link leads to `root` or to a directory above it."""
+    real = os.path.realpath(root)
+
+    def around(link: str) -> bool:
+        target = os.path.realpath(link)
+        return real == target or real.startswith(target.rstrip("/") + "/")
+
+    return around

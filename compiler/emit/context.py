@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .. import tiers as cache_tiers
 from .._lib.frozen import thaw
 from .._lib.text import plural
 from ..inputs import layers
@@ -107,9 +109,16 @@ def report(prompt: Prompt, *, section_tokens: bool = True) -> dict[str, Any]:
             "files_injected_chars": sum(f.injected_chars for f in prompt.files),
         },
         "heartbeat": {"skip": prompt.heartbeat_skip},
+        "cache_merges": [dataclasses.asdict(m) for m in cache_merges(prompt)],
         "settings": dict(prompt.settings),
         "warnings": list(prompt.warnings),
     }
+
+
+def cache_merges(prompt: Prompt) -> tuple[cache_tiers.Merge, ...]:
+    """The tiers too short for the model's cache, joined to a later tier's breakpoint in the
+    Anthropic and Bedrock payloads (none when the session kind is sent uncached)."""
+    return cache_tiers.merges(prompt.tiers, cache_tiers.min_tokens(prompt.model)) if prompt.breakpoints else ()
 
 
 def token_count(text: str, model: str | None = None) -> int:
@@ -176,6 +185,8 @@ def format_text(prompt: Prompt, detail: bool = False, read: ReadFrom | None = No
     if data["variables"]:
         lines += ["", *_variables(data)]
     lines += ["", f"Heartbeat: {'skip (HEARTBEAT.md is effectively empty)' if prompt.heartbeat_skip else 'run'}"]
+    if merges := cache_merges(prompt):
+        lines += ["", "Cache tiers:", *(f"  {cache_tiers.describe_merge(m, prompt.model)}" for m in merges)]
     lines += ["", *_settings(data["settings"])]
     if prompt.warnings:
         lines += ["", "Warnings:", *(f"  - {w}" for w in prompt.warnings)]

@@ -88,7 +88,7 @@ def to_openai(prompt: Prompt, messages: Iterable[Mapping[str, Any]] = ()) -> dic
     surface is an instruction message of its own, cacheable ones first."""
     role = openai_role(prompt.model)
     if prompt.surfaces is None:
-        instructions = [{"role": role, "content": _without_marker(prompt)}]
+        instructions = [{"role": role, "content": unmarked_text(prompt)}]
     else:
         instructions = [{"role": role, "content": text} for text in _surface_texts(prompt)]
     return {"messages": [*instructions, *(dict(m) for m in messages)], **_cache_key(prompt)}
@@ -98,14 +98,17 @@ def to_responses(prompt: Prompt) -> dict[str, Any]:
     """`instructions` for the Responses API: the prompt text without the marker (with the codex
     harness: every surface, cacheable ones first, one blank line apart)."""
     if prompt.surfaces is None:
-        return {"instructions": _without_marker(prompt), **_cache_key(prompt)}
+        return {"instructions": unmarked_text(prompt), **_cache_key(prompt)}
     return {"instructions": "\n\n".join(_surface_texts(prompt)), **_cache_key(prompt)}
 
 
 def _cache_key(prompt: Prompt) -> dict[str, str]:
     """`prompt_cache_key` when `prompt.cache.openaiKey` is on: the same stable part, the same
-    key, so OpenAI routes its requests to the same cache."""
-    return {"prompt_cache_key": "promptc-" + prompt.stable_sha256[:16]} if prompt.openai_cache_key else {}
+    key, so OpenAI routes its requests to the same cache; `prompt_cache_retention` when
+    `prompt.cache.openaiRetention` is set."""
+    key = {"prompt_cache_key": "promptc-" + prompt.stable_sha256[:16]} if prompt.openai_cache_key else {}
+    retention = prompt.openai_cache_retention
+    return key | ({"prompt_cache_retention": retention} if retention else {})
 
 
 def to_bedrock(prompt: Prompt) -> dict[str, Any]:
@@ -159,7 +162,8 @@ def openai_role(model: str | None) -> str:
     return "developer" if model and DEVELOPER_ROLE_MODELS.search(model) else "system"
 
 
-def _without_marker(prompt: Prompt) -> str:
+def unmarked_text(prompt: Prompt) -> str:
+    """The stable and volatile parts one blank line apart, without the marker (what OpenAI gets)."""
     return "\n\n".join(part for part in (prompt.stable, prompt.volatile) if part)
 
 

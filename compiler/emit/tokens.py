@@ -74,6 +74,12 @@ def count(text: str, encoding: str = ENCODING_NAME) -> int | None:
     return int(found.count(text))
 
 
+def encode(text: str, encoding: str = ENCODING_NAME) -> list[int] | None:
+    """The token ids of `text` in `encoding`, or None when the `tokens` extra is not installed."""
+    found = _encoding() if encoding == ENCODING_NAME else _encoding(encoding)
+    return None if found is None else list(found.encode(text))
+
+
 def count_for(text: str, model: str | None) -> int:
     """Tokens as `describe(model)` says they are counted (bytes / 4 without the extra)."""
     exact = count(text, method(model).encoding)

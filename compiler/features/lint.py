@@ -18,7 +18,14 @@ from ..inputs import layers
 from ..inputs import variables as config_variables
 from ..sections import catalogue, reachability
 from ..sections.catalogue import SectionSpec
-from ..sections.environment import ENV, EXTENDS_REFUSED, column_of, unknown_name
+from ..sections.environment import (
+    ENV,
+    EXTENDS_REFUSED,
+    NONDETERMINISTIC,
+    column_of,
+    nondeterministic_message,
+    unknown_name,
+)
 from ..sections.partials import Partials, check_name
 from ..sections.variables import STABLE, VOLATILE, side_of
 
@@ -145,6 +152,7 @@ def check_section(
         line = spec.location("when").line or 1
         findings += _variable_findings(_Source(spec, spec.path, when), variables, when_line=line)
         findings += _private_access(_Source(spec, spec.path, when), when_line=line)
+        findings += _nondeterministic(_Source(spec, spec.path, when), when_line=line)
     findings += _unreachable(spec, body, when is not None)
     return findings
 
@@ -156,6 +164,7 @@ def _check_tree(source: _Source, partials: Partials, variables: Mapping[str, str
     findings += _variable_findings(source, variables, when_line=None)
     findings += _private_access(source, when_line=None)
     findings += _set_arithmetic(source)
+    findings += _nondeterministic(source, when_line=None)
     findings += [Finding(source.path, node.lineno, 1, EXTENDS_REFUSED) for node in source.tree.find_all(nodes.Extends)]
     for node in source.tree.find_all(INCLUDING):
         assert isinstance(node, INCLUDING)
@@ -251,6 +260,26 @@ def _private_name(node: nodes.Node) -> str | None:
     else:
         return None
     return name if isinstance(name, str) and name.startswith("_") else None
+
+
+def _nondeterministic(source: _Source, when_line: int | None) -> list[Finding]:
+    """`lipsum` and the `random` filter: their text changes on every render (refused when rendered)."""
+    found = [
+        (node.lineno, node.name)
+        for node in source.tree.find_all((nodes.Name, nodes.Filter))
+        if node.name in NONDETERMINISTIC
+        and (isinstance(node, nodes.Filter) or (node.ctx == "load" and node.name == "lipsum"))
+    ]
+    prefix = "" if when_line is None else "'when' expression: "
+    return [
+        Finding(
+            source.path,
+            when_line or line,
+            _column(source.path, line, name) if when_line is None else 1,
+            prefix + nondeterministic_message(name),
+        )
+        for line, name in sorted(set(found))
+    ]
 
 
 def _set_arithmetic(source: _Source) -> list[Finding]:

@@ -58,8 +58,8 @@ CHECK_SHAPES: dict[Callable[[Any], Any], Shape] = {
     valuechecks.string: Shape({"type": "string"}, "text"),
     valuechecks.one_line: Shape(ONE_LINE, "text on one line, not blank"),
     valuechecks.boundary_marker: Shape(
-        {"type": "string", "minLength": 3, "pattern": r"^(?=.*\S)[^\\\u0000-\u001f\u007f]*$"},
-        "one line of at least 3 printable characters, no backslash",
+        {"type": "string", "pattern": r"^<!--[^\\\u0000-\u001f\u007f]*-->$"},
+        "an HTML comment on one line with a word in it, no backslash",
     ),
     valuechecks.string_list: Shape(_TEXT_LIST, "list of texts"),
     valuechecks.timezone: Shape(NOT_BLANK, "IANA time zone name"),

@@ -5,7 +5,7 @@ runs. Needs the `watch` extra (watchfiles)."""
 from __future__ import annotations
 
 import functools
-import os
+import itertools
 import re
 import threading
 import time
@@ -16,6 +16,7 @@ from typing import Any
 
 from .._lib import resources
 from .._lib.errors import PromptcError
+from .._lib.owned import walk_tree
 from ..inputs import layers
 from ..model.prompt import Prompt
 from ..model.request import Request
@@ -57,6 +58,10 @@ SKIPPED_DIR_NAMES = frozenset(
     }
 )
 """Dirs not watched at all (watchfiles' default filter would drop their events anyway)."""
+WATCH_DEPTH = 32
+"""Levels below a watched dir that are watched (far deeper than any workspace or skills tree)."""
+MAX_WATCHED_DIRS = 4096
+"""Dirs watched below one target at most, the shallowest first (a link to `/` stops here)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -303,17 +308,16 @@ def watch_targets(named: Named, request: Callable[[], Request]) -> Targets:
 
 
 def _subdirs(directory: Path, skipped: tuple[Path, ...]) -> Iterator[Path]:
-    """`directory` and every dir below it, following symlinked dirs (a skills dir is often one)
-    but entering each real dir once, so a link cycle ends."""
-    seen: set[Path] = set()
-    for parent, names, _ in os.walk(directory, followlinks=True):
-        real = Path(parent).resolve()
-        if real in seen:
-            names[:] = []
-            continue
-        seen.add(real)
-        names[:] = sorted(n for n in names if n not in SKIPPED_DIR_NAMES and Path(parent, n) not in skipped)
-        yield Path(parent)
+    """`directory` and the dirs below it, breadth first, following symlinked dirs (a skills dir is
+    often one) but entering each real dir once, so a link cycle ends; at most WATCH_DEPTH levels
+    down and MAX_WATCHED_DIRS dirs in all, so a deep tree or a link to `/` costs a bounded walk."""
+
+    def skip(path: Path) -> bool:
+        return path.name in SKIPPED_DIR_NAMES or path in skipped
+
+    walk = walk_tree(directory, WATCH_DEPTH, follow_links=True, skip=skip)
+    for folder, _ in itertools.islice(walk, MAX_WATCHED_DIRS):
+        yield folder
 
 
 def _nearest_dir(path: Path) -> Path:

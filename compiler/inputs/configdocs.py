@@ -104,6 +104,8 @@ DESCRIPTIONS: dict[str, str] = {
     "prompt.cache.ttl": "The cache lifetime of each tier: `5m`, `1h`, or a list, one per tier, never longer than "
     "the tier before; unset is 1h on the first tier and 5m on the others.",
     "prompt.cache.openaiKey": "Send `prompt_cache_key` to OpenAI.",
+    "prompt.cache.openaiRetention": "OpenAI's `prompt_cache_retention`: `in_memory` (entries kept minutes after "
+    "their last use) or `24h` (extended retention, up to a day); unset sends none.",
     "prompt.cache.uncachedSessions": "Session kinds sent with no cache breakpoint (runs that come more than an "
     "hour apart).",
     "prompt.variables": "User variables a template reads as `vars.<name>`, by name.",

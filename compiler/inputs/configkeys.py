@@ -164,6 +164,7 @@ SCHEMA = Table(
                         "tiers": Field(cache_tiers),
                         "ttl": Field(cache_ttl, nullable=True, convert=ttl_tuple),
                         "openaiKey": BOOL,
+                        "openaiRetention": Field(choice("in_memory", "24h"), nullable=True, convert=as_choice),
                         "uncachedSessions": Field(session_kinds),
                     }
                 ),

@@ -33,8 +33,18 @@ class Origin:
 
     label: str
     """The layer's label."""
-    location: Location | None
-    """The line in that layer, when it has lines."""
+    found: Location | Mapping[tuple, Location] | None
+    """The line in that layer, or the layer's locations to look `key_path` up in when first
+    asked (a large JSON file is scanned for lines only when a message needs one)."""
+    key_path: tuple = ()
+    """The value's key path, when `found` is the layer's locations."""
+
+    @property
+    def location(self) -> Location | None:
+        """The line in that layer, when it has lines."""
+        if isinstance(self.found, Mapping):
+            return self.found.get(self.key_path)
+        return self.found
 
     def __str__(self) -> str:
         if self.location is None or self.location.line is None:
@@ -144,7 +154,7 @@ def _validated(located: yamlsrc.Located, label: str, base_dir: Path) -> Layer:
     checked = schema.validate(data, located, base_dir)
     if checked.problems:
         raise ConfigError.gathered(checked.problems)
-    return Layer(label, checked.data, located.locations, tuple(checked.unchecked))
+    return Layer(label, checked.data, located.locations, tuple(checked.unchecked), frozenset(checked.unchecked_paths))
 
 
 # --------------------------------------------------------------------------- merge
@@ -171,7 +181,7 @@ def merge(base: Any, overlay: Any) -> Any:
 
 
 def _record_origins(layer: Layer, value: Any, path: tuple, origins: dict) -> None:
-    if isinstance(value, dict) and value:
+    if isinstance(value, dict) and value and path not in layer.unchecked_paths:
         origins.pop(path, None)  # an empty mapping set by an earlier layer is now filled in
         for key, item in value.items():
             _record_origins(layer, item, path + (key,), origins)
@@ -183,7 +193,9 @@ def _record_origins(layer: Layer, value: Any, path: tuple, origins: dict) -> Non
 
 
 def _record_leaf(layer: Layer, value: Any, path: tuple, origins: dict) -> None:
-    origins[path] = Origin(layer.label, layer.locations.get(path))
+    origins[path] = Origin(layer.label, layer.locations, path)
+    if path in layer.unchecked_paths:
+        return  # promptc reads nothing inside (a large `gateway` would cost an origin per value)
     children = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
     for key, item in children:
         _record_leaf(layer, item, path + (key,), origins)
@@ -256,7 +268,12 @@ def _cache_config(configs: ConfigSet) -> CacheConfig:
                 origin.location if origin and origin.location else Location(origin.label if origin else "config")
             )
     return CacheConfig(
-        tiers, tree["ttl"] or (), tree["openaiKey"], MappingProxyType(locations), tuple(tree["uncachedSessions"])
+        tiers,
+        tree["ttl"] or (),
+        tree["openaiKey"],
+        MappingProxyType(locations),
+        tuple(tree["uncachedSessions"]),
+        tree["openaiRetention"],
     )
 
 

@@ -12,7 +12,7 @@ from .._lib import checks
 from .._lib.errors import Location, RunFactsError, did_you_mean
 from .._lib.frozen import FrozenMap
 from ..model.facts import Declared, Inside, place
-from ..model.runfacts import FACTS, RunFacts
+from ..model.runfacts import FACTS, RunFacts, var_text_problem
 from . import yamlsrc
 
 BY_NAME: dict[str, Declared] = {d.name: d for d in FACTS}
@@ -82,8 +82,13 @@ def _var_flags(texts: Sequence[str], origins: dict[str, str]) -> dict[str, str]:
         problem = checks.variable_name(name)
         if problem is not None:
             raise RunFactsError(f"--var {text}: {problem}")
-        found[name] = checks.text(value)
-        origins[name] = f"--var {text}"
+        value = checks.text(value)
+        problem = var_text_problem(value, f"--var {name}")
+        if problem is not None:
+            raise RunFactsError(problem)
+        found[name] = value
+        # The origin is one line: a value over several lines is named by its flag alone.
+        origins[name] = f"--var {text}" if "\n" not in value else f"--var {name}"
     return found
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -25,18 +25,20 @@ class Checked:
     """Every problem found; empty when the layer is valid."""
     unchecked: list[str]
     """Dotted names of the OpenClaw keys promptc does not use (accepted without checks, see openclaw.py)."""
+    unchecked_paths: list[tuple] = field(default_factory=list)
+    """The same keys as key paths."""
 
 
 def validate(data: dict, located: yamlsrc.Located, base_dir: Path) -> Checked:
     """Check a layer against the schema, collecting every problem."""
     problems: list[ConfigError] = []
-    unchecked: list[str] = []
+    unchecked: list[tuple] = []
     cleaned = _check(SCHEMA, data, (), located, base_dir, (problems, unchecked))
-    return Checked(cleaned, problems, unchecked)
+    return Checked(cleaned, problems, [_dotted(path) for path in unchecked], unchecked)
 
 
-Found = tuple[list[ConfigError], list[str]]
-"""Where a walk collects (problems, unchecked OpenClaw keys)."""
+Found = tuple[list[ConfigError], list[tuple]]
+"""Where a walk collects (problems, key paths of unchecked OpenClaw keys)."""
 
 
 def _check(node: Node, value: Any, path: tuple, located: yamlsrc.Located, base_dir: Path, found: Found) -> Any:
@@ -79,7 +81,7 @@ def _check_table(node: Table, value: dict, path: tuple, located: yamlsrc.Located
             result[key] = _check(child, item, path + (key,), located, base_dir, found)
         elif openclaw.knows(table_pattern(path), str(key)) and key not in openclaw.NOT_SUPPORTED:
             result[key] = item  # kept for skills' `requires.config`, which may name any key
-            unchecked.append(_dotted(path + (key,)))
+            unchecked.append(path + (key,))
         else:
             problems.append(ConfigError(_not_ours(path, str(key), node), located.where(path + (key,))))
     for key in node.required:

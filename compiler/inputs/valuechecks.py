@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .._lib import checks
+from .._lib import checks, entrypoints
 from .._lib.errors import did_you_mean
 from ..model.config import CACHE_TTLS, MAX_CACHE_TIERS
 from ..model.runfacts import SESSION_KINDS
@@ -52,10 +52,19 @@ def one_line_key(key: Any) -> str | None:
     return "must be text" if not isinstance(key, str) else one_line(key)
 
 
+MARKER_SHAPE = re.compile(r"<!--[^\\]*\w[^\\]*-->")
+"""An HTML comment with a word in it: a shape prose does not have, so defusing every copy of
+the marker outside the boundary changes no ordinary text (a marker `the` would alter every
+"the" in the prompt)."""
+
+
 def boundary_marker(value: Any) -> str | None:
     problem = _nonblank(value)
-    if problem is None and (not value.isprintable() or "\\" in value or len(value.strip()) < 3):
-        return "must be one line of at least 3 printable characters, without backslashes"
+    if problem is None and not (value.isprintable() and MARKER_SHAPE.fullmatch(value)):
+        return (
+            "must be an HTML comment on one line with a word in it, such as '<!-- PROMPT_CACHE_BOUNDARY -->'"
+            f" (printable, no backslashes), got {checks.shown(value)}"
+        )
     return problem
 
 
@@ -118,9 +127,10 @@ def timezone(value: Any) -> str | None:
 def hook_specs(value: Any) -> str | None:
     problem = string_list(value)
     if problem is None:
-        bad = [item for item in value if item.count(":") != 1 or "" in item.split(":")]
-        if bad:
-            return f"hooks must be 'module:function', got {bad[0]!r}"
+        problems = [entrypoints.target_problem(item) for item in value]
+        problem = next((p for p in problems if p is not None), None)
+        if problem is not None:
+            return f"hooks {problem}"
     return problem
 
 

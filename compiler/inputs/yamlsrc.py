@@ -104,6 +104,9 @@ MAX_VALUES = 100_000
 """Aliases can make a small file expand enormously; past this many values we refuse it."""
 MAX_DEPTH = 100
 """Config is a few levels deep; nesting past this is refused before it can exhaust the stack."""
+MAX_TEXT_CHARS = 4 * fsutil.MAX_INPUT_BYTES
+"""Characters of text (keys and values) a document may hold once its aliases are expanded: an
+alias repeats its anchor's text without costing bytes in the file."""
 
 
 class _Builder:
@@ -118,6 +121,7 @@ class _Builder:
         self.constructor = yaml.constructor.SafeConstructor()
         self.locations: dict[tuple[Any, ...], Location] = {}
         self.budget = MAX_VALUES
+        self.chars = MAX_TEXT_CHARS
         self.open: set[int] = set()  # nodes being built: meeting one again is a recursive alias
 
     def build(self, node: yaml.Node, key_path: tuple) -> Any:
@@ -130,6 +134,7 @@ class _Builder:
         if len(self.open) >= MAX_DEPTH:
             raise self.error(f"nested more than {MAX_DEPTH} levels deep", where)
         if isinstance(node, yaml.ScalarNode):
+            self._spend(node, where)
             return self.scalar(node, where)
         self.open.add(id(node))
         try:
@@ -149,6 +154,7 @@ class _Builder:
         for key_node, value_node in node.value:
             if not isinstance(key_node, yaml.ScalarNode):
                 raise self.error("mapping keys must be plain values", _node_location(key_node, self.path))
+            self._spend(key_node, _node_location(key_node, self.path))
             key = self.scalar(key_node, _node_location(key_node, self.path))
             if key in result:
                 raise self.error(f"duplicate key {key!r}", _node_location(key_node, self.path))
@@ -156,6 +162,12 @@ class _Builder:
             # Point at the key, not the value: that is the line a reader looks for.
             self.locations[key_path + (key,)] = _node_location(key_node, self.path)
         return result
+
+    def _spend(self, node: yaml.Node, where: Location) -> None:
+        """Count a scalar's text against MAX_TEXT_CHARS, before it is built."""
+        self.chars -= len(node.value)
+        if self.chars < 0:
+            raise self.error(f"too much text after expanding aliases (limit {MAX_TEXT_CHARS:,} characters)", where)
 
     def scalar(self, node: yaml.Node, where: Location) -> Any:
         """One scalar's value; strings lose lone surrogates (they cannot be written as UTF-8), and

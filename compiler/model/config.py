@@ -91,6 +91,8 @@ class CacheConfig:
     uncached_sessions: tuple[str, ...] = ()
     """`prompt.cache.uncachedSessions`: session kinds whose Anthropic and Bedrock payloads carry
     no breakpoint (they run further apart than any cache lives: a write would be paid for nothing)."""
+    openai_retention: str | None = None
+    """`prompt.cache.openaiRetention`: the `prompt_cache_retention` sent to OpenAI (`in_memory` or `24h`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -229,6 +231,8 @@ class Layer:
     """Where each value was written."""
     unchecked: tuple[str, ...] = ()
     """OpenClaw keys promptc does not use, accepted without checks (inputs/openclaw.py)."""
+    unchecked_paths: frozenset[tuple] = frozenset()
+    """The same keys as key paths: their values get one origin, at the key, none inside."""
 
     def note(self) -> str | None:
         """One line naming the unchecked OpenClaw keys, or None."""

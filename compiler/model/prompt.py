@@ -132,6 +132,8 @@ class Prompt:
     """The units cut into cache tiers (empty when the stable part is)."""
     openai_cache_key: bool = False
     """Whether the OpenAI payloads carry `prompt_cache_key`."""
+    openai_cache_retention: str | None = None
+    """The `prompt_cache_retention` the OpenAI payloads carry (`in_memory` or `24h`), when set."""
     breakpoints: bool = True
     """Whether the Anthropic and Bedrock payloads carry cache breakpoints (False for a session
     kind `prompt.cache.uncachedSessions` names)."""

@@ -39,9 +39,38 @@ def _user_values(value: Any) -> Any:
                 checks.plain(item, str(name))
             except ValueError as exc:
                 problem = str(exc)
+        if problem is None:
+            problem = var_text_problem(item, str(name))
         if problem is not None:
             raise Inside((str(name),), problem)
     return value
+
+
+_HEADING_LINE = re.compile(r"^[ \t]*#{1,6}(?:[ \t]|$)", re.MULTILINE)
+_VAR_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f\x85\u2028\u2029]")
+"""Control characters but tab and line feed: a per-turn value may span lines, nothing else."""
+
+
+def var_text_problem(value: Any, where: str) -> str | None:
+    """Why a per-turn user variable's text (anywhere inside its value) may not reach the prompt:
+    a control character other than tab and line feed (NUL, ESC, CR, ...), or a line that would
+    read as a prompt heading (`## Title`), which would forge a section of its own. None if fine."""
+    if isinstance(value, str):
+        if _VAR_CONTROL.search(value):
+            return f"{where}: a control character ({_VAR_CONTROL.search(value).group()!r}) cannot reach the prompt"
+        heading = _HEADING_LINE.search(value)
+        if heading is not None:
+            line = value.count("\n", 0, heading.start()) + 1
+            return f"{where}: line {line} would read as a prompt heading; start it with something other than '#'"
+        return None
+    items = (
+        value.items() if isinstance(value, Mapping) else enumerate(value) if isinstance(value, (list, tuple)) else ()
+    )
+    for key, item in items:
+        problem = var_text_problem(item, f"{where}.{key}" if isinstance(value, Mapping) else f"{where}[{key}]")
+        if problem is not None:
+            return problem
+    return None
 
 
 def blank_to_none(text: str | None) -> str | None:

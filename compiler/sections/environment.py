@@ -53,6 +53,7 @@ class SectionEnvironment(ImmutableSandboxedEnvironment):
         {"-", "*", "**", "+", "%"}
     )  # intercepted ones are never folded at compile time either
     concat = staticmethod(limits.concat)
+    counted = staticmethod(limits.counted)
 
     def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
         if operator == "*":
@@ -97,6 +98,10 @@ class SectionEnvironment(ImmutableSandboxedEnvironment):
             raise jinja2.TemplateSyntaxError(EXTENDS_REFUSED, extends.lineno, name, filename)
         for node in source.find_all((nodes.Import, nodes.FromImport, nodes.Include)):
             node.with_context = True
+        for loop in source.find_all(nodes.For):  # every turn of every loop is a counted step
+            loop.iter = nodes.Call(
+                nodes.EnvironmentAttribute("counted"), [loop.iter], [], None, None, lineno=loop.lineno
+            )
         if raw:
             return super().compile(source, name, filename, True, defer_init)
         return super().compile(source, name, filename, False, defer_init)
@@ -122,14 +127,58 @@ def make_environment(loader: jinja2.BaseLoader | None = None) -> jinja2.Environm
         trim_blocks=True,  # a block tag's own newline is not output
         lstrip_blocks=True,  # indentation before a block tag is not output
         keep_trailing_newline=True,  # an included partial ends with its newline, as the file does (sections are trimmed)
+        finalize=plain_output,  # no function, method or object repr reaches the prompt
         loader=loader,
         cache_size=0,  # an edited partial keeps its name: Jinja's cache by name would serve the old one
     )
     env.policies["json.dumps_kwargs"] = {"sort_keys": True, "default": _json_mapping}  # Jinja's, plus our mappings
     env.filters = limits.guard_filters(env.filters)
-    lipsum: Callable[..., str] = env.globals["lipsum"]  # type: ignore[assignment]
-    env.globals["lipsum"] = limits.bounded_lipsum(lipsum)
+    env.filters["random"] = _refused("random")
+    env.globals["lipsum"] = _refused("lipsum")
+    env.globals["range"] = limits.bounded_range(env.globals["range"])  # type: ignore[arg-type]
     return env
+
+
+NONDETERMINISTIC = {
+    "random": "the 'random' filter picks anew on every render",
+    "lipsum": "'lipsum()' makes new random text on every render",
+}
+"""Jinja's filter and global whose result changes from one render to the next: a prompt must be
+the same for the same inputs (a stable part that changes is a cache miss on every turn)."""
+
+
+def nondeterministic_message(name: str) -> str:
+    """The one message for a use of a NONDETERMINISTIC name (lint and render say the same)."""
+    return f"{NONDETERMINISTIC[name]}, and promptc's output is the same for the same inputs: write the text out"
+
+
+def _refused(name: str) -> Callable[..., Any]:
+    """Stands for a NONDETERMINISTIC name: using it is refused at the template's line."""
+
+    def refuse(*_args: Any, **_kwargs: Any) -> Any:
+        raise Refused(nondeterministic_message(name))
+
+    refuse.__name__ = name
+    return refuse
+
+
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+>")
+"""How Python writes an object with no text of its own: `<... object at 0x7f...>`."""
+
+
+def plain_output(value: Any) -> Any:
+    """What `{{ value }}` prints (Jinja's `finalize`): a function, a method or an object with no
+    text of its own is refused, since its text is Python's and holds a memory address that
+    changes on every run."""
+    if callable(value) and not isinstance(value, (str, jinja2.Undefined)):
+        name = getattr(value, "__name__", type(value).__name__)
+        raise Refused(f"this prints the function or method {name!r} itself, not a value: call it, or print a value")
+    if isinstance(value, (str, int, float, bool, type(None))):
+        return value
+    text = str(value)
+    if _ADDRESS.search(text):
+        raise Refused("this prints a Python object, not a value (its text holds a memory address)")
+    return text
 
 
 def _json_mapping(value: Any) -> Any:
@@ -195,7 +244,7 @@ def column_of(source: str, line: int | None, word: str) -> int:
 
 ENV = make_environment()
 """For parsing and static checks (`promptc lint`); rendering goes through a Renderer's own."""
-BYTECODE_SALT = "promptc-sections-5:"
+BYTECODE_SALT = "promptc-sections-7:"
 """Prefixes every bytecode-cache key: Jinja keys compiled code on the source alone, so code
 compiled with other settings (an older promptc: imports without context, trailing newlines
 dropped) would be reused. Change it whenever make_environment or SectionEnvironment.compile

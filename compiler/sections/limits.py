@@ -10,9 +10,11 @@ way no step can make more than a few times the limit.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from .._lib import checks
@@ -31,10 +33,63 @@ MAX_TEXT_CHARS = 10_000_000
 """The longest text a template may make (a whole prompt is far shorter)."""
 MAX_ITEMS = 1_000_000
 """The longest list a template may make."""
-MAX_LIPSUM = 100
-"""Paragraphs `lipsum()` may make (its default is 5)."""
 _MAX_INT_BITS = (10**checks.MAX_DIGITS).bit_length()
 """A number of this many bits has more digits than promptc can write out again."""
+
+
+MAX_STEPS = 1_000_000
+"""Loop turns, plus items of each `range()`, one section's render may take (with its partials):
+far above what a prompt section needs, far below a loop that would run for hours."""
+
+
+class TooLong(Refused):
+    """A render that took more steps than MAX_STEPS."""
+
+
+_STEPS: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar("promptc_render_steps", default=None)
+"""The steps left to the render in progress (None outside one: nothing is counted)."""
+
+
+@contextlib.contextmanager
+def step_budget(steps: int = MAX_STEPS) -> Iterator[None]:
+    """Count the steps of what runs inside against `steps`."""
+    token = _STEPS.set([steps])
+    try:
+        yield
+    finally:
+        _STEPS.reset(token)
+
+
+def spend(steps: int) -> None:
+    """Take `steps` from the render's budget; past it the render stops."""
+    left = _STEPS.get()
+    if left is None:
+        return
+    left[0] -= steps
+    if left[0] < 0:
+        raise TooLong(
+            f"this render takes more than {MAX_STEPS:,} steps (loop turns and range items);"
+            " a section's loops must end far sooner"
+        )
+
+
+def counted(iterable: Any) -> Iterator[Any]:
+    """A loop's items, each one a step."""
+    for item in iterable:
+        spend(1)
+        yield item
+
+
+def bounded_range(safe_range: Callable[..., range]) -> Callable[..., range]:
+    """The sandbox's `range()`, its length spent as steps (a filter may walk it without a loop)."""
+
+    @functools.wraps(safe_range)
+    def run(*args: int) -> range:
+        made = safe_range(*args)
+        spend(len(made))
+        return made
+
+    return run
 
 
 def refuse(what: str, size: int, text: bool = True) -> TooLarge:
@@ -266,18 +321,6 @@ def check_call(function: Any, args: tuple[Any, ...], kwargs: Mapping[str, Any]) 
         if owner.count("\t") * size > MAX_TEXT_CHARS:
             raise refuse("'expandtabs'", owner.count("\t") * size)
     return args
-
-
-def bounded_lipsum(lipsum: Callable[..., str]) -> Callable[..., str]:
-    """Jinja's `lipsum()`, refused past MAX_LIPSUM paragraphs or 1,000 words a paragraph."""
-
-    @functools.wraps(lipsum)
-    def run(n: int = 5, html: bool = True, min: int = 20, max: int = 100) -> str:
-        if not (_whole(n) and _whole(max)) or n > MAX_LIPSUM or max > 1000:
-            raise TooLarge(f"'lipsum' makes at most {MAX_LIPSUM} paragraphs of at most 1,000 words")
-        return lipsum(n, html, min, max)
-
-    return run
 
 
 def bounded_format(template: str, is_map: bool, wrapper: Callable[..., str]) -> Callable[..., str]:

@@ -23,7 +23,7 @@ from .._lib.text import neutralise, normalise
 from ..model.config import CacheConfig
 from ..model.prompt import PromptUnit, RenderedSection
 from ..model.units import DYNAMIC_UNIT, JOIN, order_files, reached
-from . import cacheunits, uservars
+from . import cacheunits, limits, uservars
 from . import partials as partials_mod
 from .catalogue import SectionSpec, Selection
 from .environment import (
@@ -218,7 +218,8 @@ class Renderer:
             expression = self.gates.get(when)
             if expression is None:
                 expression = self.gates[when] = self.env.compile_expression(when, undefined_to_none=False)
-            return bool(expression(**context))
+            with limits.step_budget():
+                return bool(expression(**context))
         except jinja2.TemplateSyntaxError as exc:
             raise TemplateError(f"invalid 'when' expression: {exc.message}", spec.location("when")) from exc
         except jinja2.UndefinedError as exc:
@@ -234,7 +235,8 @@ class Renderer:
         """Render one section template; errors name the file and line where they happened (the
         section, or the partial it includes)."""
         try:
-            return self._template(spec).render(context)
+            with limits.step_budget():
+                return _produce(self._template(spec), context)
         except jinja2.TemplateSyntaxError as exc:
             path = exc.filename or spec.path
             unknown = UNKNOWN_NAME.search(exc.message or "")
@@ -258,7 +260,7 @@ class Renderer:
         except (Refused, PartialRefused, jinja2.TemplateNotFound) as exc:
             raise TemplateError(_problem(spec, exc), self._place(exc, spec)) from exc
         except RecursionError as exc:
-            raise TemplateError("partials include each other without end", self._place(exc, spec)) from exc
+            raise TemplateError(self._recursion_cause(exc), self._place(exc, spec)) from exc
         except Exception as exc:  # anything the template's own expressions raised
             where = self._place(exc, spec)
             unknown = UNKNOWN_NAME.search(str(exc)) if isinstance(exc, jinja2.TemplateRuntimeError) else None
@@ -266,6 +268,25 @@ class Renderer:
                 message = unknown_name(unknown["kind"], unknown["name"], self.env)
                 raise TemplateError(message, self._at_word(where, spec, unknown["name"])) from exc
             raise TemplateError(f"template failed: {type(exc).__name__}: {exc}", where) from exc
+
+    def _recursion_cause(self, exc: RecursionError) -> str:
+        """What ran too deep: partials including each other (a partial's render is on the stack
+        more than once), or else the template's own work (a macro calling itself, a value nested
+        too deeply to print or turn into JSON)."""
+        partial_paths = {p.path for p in self.loader.partials.by_name.values()}
+        seen: dict[str, int] = {}
+        tb = exc.__traceback__
+        while tb is not None:
+            path = tb.tb_frame.f_code.co_filename
+            if path in partial_paths and tb.tb_frame.f_code.co_name == "top-level template code":
+                seen[path] = seen.get(path, 0) + 1
+            tb = tb.tb_next
+        if any(count > 1 for count in seen.values()):
+            return "partials include each other without end"
+        return (
+            "this runs too deep for Python (a macro that calls itself without end, or a value"
+            " nested too deeply to print or turn into JSON)"
+        )
 
     def _source_of(self, path: str, spec: SectionSpec) -> str:
         """The text of the section or partial at `path` ("" when neither)."""
@@ -345,6 +366,25 @@ def _bytecode_cache() -> jinja2.BytecodeCache | None:
         return jinja2.FileSystemBytecodeCache()
     except (OSError, RuntimeError):
         return None
+
+
+def _produce(template: jinja2.Template, context: Mapping[str, Any]) -> str:
+    """What `template.render(context)` gives, its size checked as each piece is made: a loop of
+    pieces each under the limit stops once they add up to it, not after they are all held."""
+    pieces: list[str] = []
+    size = 0
+    try:
+        for piece in template.root_render_func(template.new_context(dict(context))):
+            size += len(piece)
+            if size > limits.MAX_TEXT_CHARS:
+                raise limits.TooLarge(
+                    f"this section's output would pass {limits.MAX_TEXT_CHARS:,} characters,"
+                    " the most a template may make"
+                )
+            pieces.append(piece)
+    except Exception:
+        template.environment.handle_exception()  # re-raises, its traceback at the template's lines
+    return "".join(pieces)
 
 
 def _render_one(

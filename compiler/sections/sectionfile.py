@@ -238,7 +238,3 @@ def metadata_problems(meta: dict[str, Any]) -> Iterable[tuple[str, str]]:
         yield "when", "when must be a Jinja expression string"
     if meta.get("slot") is not None and meta["slot"] not in SLOTS:
         yield "slot", f"unknown slot {meta['slot']!r} (expected {', '.join(SLOTS)})"
-
-
-PARSED_BY = (__file__, *frontmatter.PARSED_BY, yamlsrc.__file__)
-"""The modules whose code decides a parsed SectionSpec (the disk store's key follows their sources)."""

@@ -1,8 +1,14 @@
 """Discover skills: walk the skill roots for SKILL.md files, below their base directories, and
-read each one (skillfile.py); which are eligible and how they are listed: listing.py."""
+read each one (skillfile.py); which are eligible and how they are listed: listing.py.
+
+The walk looks where OpenClaw looks: a directory holding a SKILL.md is one skill and is not
+searched further (a skill's own subfolders hold no skills), and a root is searched at most its
+depth limit below itself, except that a `skills` folder directly below a root is searched as a
+root of its own."""
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import os
 from collections.abc import Iterator, MutableMapping, Sequence
@@ -18,6 +24,10 @@ from . import skillfile
 SKILL_FILE = "SKILL.md"
 MAX_DEPTH = 6
 """Deepest directory level (below a root) searched for SKILL.md."""
+MAX_EXTRA_DEPTH = 2
+"""The same for an extra skills root (`skills.load.extraDirs`) not itself named `skills`."""
+NESTED_ROOT = "skills"
+"""A folder of this name directly below a root is searched as a root of its own (full depth)."""
 MAX_SKILL_BYTES = 256_000
 SKIPPED_DIRS = frozenset({"node_modules"})
 
@@ -73,6 +83,8 @@ class _Base:
     spellings: tuple[str, ...]
     text: str
     """`str(path)`."""
+    max_depth: int = MAX_DEPTH
+    """Deepest directory level below the walk's root searched for SKILL.md."""
 
     def at(self, relative: str) -> str:
         """`str(self.path / relative)` without building a Path (a walk names a thousand of them)."""
@@ -89,6 +101,7 @@ def discover(
     allowed: Sequence[str] = (),
     parsed: MutableMapping[str, skillfile.Parsed] | None = None,
     skipped: list[tuple[str, str]] | None = None,
+    depths: Sequence[int] | None = None,
 ) -> tuple[tuple[Skill, ...], tuple[str, ...]]:
     """Skills under each root's `**/SKILL.md`, sorted by name, plus diagnostics.
 
@@ -98,20 +111,25 @@ def discover(
     `identities[i]` is given, the base must still be that directory), so a link that leads
     out of it is skipped unless it leads into one of the resolved `allowed` directories.
     `parsed` caches frontmatter by content digest across calls; `skipped` collects (path, why)
-    for every SKILL.md found but left out.
+    for every SKILL.md found but left out. `depths[i]` is root i's depth limit (default MAX_DEPTH).
     """
     walk = _Walk(
         tracker or UNRECORDED, parsed if parsed is not None else {}, tuple(allowed), [] if skipped is None else skipped
     )
     by_name: dict[str, Skill] = {}
-    for root, base, identity in zip(roots, bases or [None] * len(roots), identities or [None] * len(roots)):
-        by_name.update(_discover_root(Path(root), Path(base or root), identity, walk))
+    per_root = zip(
+        roots, bases or [None] * len(roots), identities or [None] * len(roots), depths or [MAX_DEPTH] * len(roots)
+    )
+    for root, base, identity, depth in per_root:
+        by_name.update(_discover_root(Path(root), Path(base or root), identity, walk, depth))
     return tuple(by_name[name] for name in sorted(by_name)), tuple(walk.diagnostics)
 
 
-def _discover_root(root: Path, base_path: Path, identity: fsutil.Identity | None, walk: _Walk) -> dict[str, Skill]:
+def _discover_root(
+    root: Path, base_path: Path, identity: fsutil.Identity | None, walk: _Walk, max_depth: int
+) -> dict[str, Skill]:
     found: dict[str, Skill] = {}
-    for skill in _root_skills(root, base_path, identity, walk):
+    for skill in _root_skills(root, base_path, identity, walk, max_depth):
         if skill.name in found:
             walk.diagnostics.append(
                 f"{skill.location}: duplicate skill name {skill.name!r}; {found[skill.name].location} kept"
@@ -122,7 +140,9 @@ def _discover_root(root: Path, base_path: Path, identity: fsutil.Identity | None
     return found
 
 
-def _root_skills(root: Path, base_path: Path, identity: fsutil.Identity | None, walk: _Walk) -> Iterator[Skill]:
+def _root_skills(
+    root: Path, base_path: Path, identity: fsutil.Identity | None, walk: _Walk, max_depth: int
+) -> Iterator[Skill]:
     root, base_path = Path(os.path.abspath(root)), Path(os.path.abspath(base_path))
     try:
         fd = fsutil.open_directory(base_path, identity)
@@ -132,7 +152,7 @@ def _root_skills(root: Path, base_path: Path, identity: fsutil.Identity | None, 
         walk.tracker.missing(str(base_path))
         return
     try:
-        base = _Base(fd, base_path, fsutil.path_spellings(base_path, fd), str(base_path))
+        base = _Base(fd, base_path, fsutil.path_spellings(base_path, fd), str(base_path), max_depth)
         yield from _walk(base, root.relative_to(base_path).as_posix(), 0, walk, set())
     finally:
         os.close(fd)
@@ -157,8 +177,9 @@ def _walk(
     parent: int | None = None,
     trail: tuple[_Step, ...] = (),
 ) -> Iterator[Skill]:
-    """Depth-first, sorted; hidden dirs and node_modules skipped; link loops cut by identity.
-    A child that is no link is opened from its parent's descriptor; a link, from the base."""
+    """Depth-first, sorted; hidden dirs and node_modules skipped; link loops cut by identity; a
+    directory with a SKILL.md is not searched further. A child that is no link is opened from its
+    parent's descriptor; a link, from the base. The root is the call without a `parent`."""
     path = base.at(relative)
     opened = None if walk.exhausted() else _open_dir(base, relative, walk, depth, parent)
     if opened is None:
@@ -173,14 +194,18 @@ def _walk(
         if not walk.spend("directories"):
             return
         visited.add(step.identity)
-        has_skill, children = _listing(os.scandir(fd), depth)
-        walk.tracker.listing(path, info, (has_skill, children), lambda: _listing(os.scandir(path), depth))
+        has_skill, children = _listing(os.scandir(fd), depth, base.max_depth)
+        walk.tracker.listing(
+            path, info, (has_skill, children), lambda: _listing(os.scandir(path), depth, base.max_depth)
+        )
         if has_skill:
             skill = _read_skill(base, f"{relative}/{SKILL_FILE}", walk, fd)
             if skill is not None:
                 yield skill
+            return
         for child in children:
-            yield from _walk(base, f"{relative}/{child}", depth + 1, walk, visited, fd, (*trail, step))
+            below, level = (base, depth + 1) if parent is not None or child != NESTED_ROOT else (_full_depth(base), 0)
+            yield from _walk(below, f"{relative}/{child}", level, walk, visited, fd, (*trail, step))
     except OSError as error:
         walk.diagnostics.append(f"{path}: cannot be listed ({error.strerror or error}); skipped")
     finally:
@@ -250,14 +275,19 @@ def _link_chain(path: str) -> list[str]:
     return chain or [path]
 
 
-def _listing(entries: Iterator[os.DirEntry], depth: int) -> tuple[bool, tuple[str, ...]]:
+def _full_depth(base: _Base) -> _Base:
+    """The base, searched to MAX_DEPTH (a `skills` folder directly below a root)."""
+    return base if base.max_depth == MAX_DEPTH else dataclasses.replace(base, max_depth=MAX_DEPTH)
+
+
+def _listing(entries: Iterator[os.DirEntry], depth: int, max_depth: int) -> tuple[bool, tuple[str, ...]]:
     """(whether SKILL.md is here, the child directories to search, sorted)."""
     has_skill, children = False, []
     with entries:  # type: ignore[attr-defined]
         for entry in entries:
             if entry.name == SKILL_FILE:
                 has_skill = has_skill or _is_file(entry)
-            elif depth < MAX_DEPTH and _searchable(entry):
+            elif depth < max_depth and _searchable(entry):
                 children.append(entry.name)
     return has_skill, tuple(sorted(children))
 
@@ -307,6 +337,9 @@ def _read_skill(base: _Base, relative: str, walk: _Walk, directory: int) -> Skil
     found = skillfile.read(path, raw, walk.parsed)
     if isinstance(found, Skill):
         return found
+    if isinstance(found[0], Skill):  # read line by line: listed, with a warning
+        walk.diagnostics.append(found[1])
+        return found[0]
     walk.diagnostics.append(found[0])
     walk.skipped.append((path, found[1]))
     return None

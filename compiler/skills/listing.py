@@ -16,7 +16,7 @@ from .._lib.reads import Recorder
 from .._lib.text import replace_surrogates
 from ..model.config import ResolvedConfig
 from ..model.workspace import Skill, SkillEntry, SkillsBlock
-from .discover import discover, shown_path
+from .discover import MAX_DEPTH, MAX_EXTRA_DEPTH, NESTED_ROOT, discover, shown_path
 
 METADATA_NAMESPACES = ("openclaw", "clawdbot")
 """Sub-mappings of `metadata` that may carry `os` / `requires` (both spellings occur in the wild)."""
@@ -153,6 +153,7 @@ def build(
         allowed=allowed_targets(cfg),
         parsed=parsed,
         skipped=skipped,
+        depths=[*map(_extra_depth, extra), MAX_DEPTH],
     )
     diagnostics += tuple(f"{d}: skills.load.extraDirs entry is not a directory" for d in extra if not d.is_dir())
     diagnostics += tuple(
@@ -171,6 +172,12 @@ def build(
     entries = tuple(_entry(skill, reasons[skill.name], listed, within_count) for skill in shown)
     shown_skipped = tuple((shown_path(Path(path), workspace_root), why) for path, why in skipped)
     return SkillsBlock(listing.text, entries, listing.note, diagnostics, shown_skipped)
+
+
+def _extra_depth(root: Path) -> int:
+    """How deep an extra root is searched: as deep as the workspace's when it is itself named
+    `skills`, else two levels (a configured folder is often a project, not a skills tree)."""
+    return MAX_DEPTH if root.name == NESTED_ROOT else MAX_EXTRA_DEPTH
 
 
 def allowed_targets(cfg: ResolvedConfig) -> tuple[str, ...]:

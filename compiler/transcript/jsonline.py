@@ -51,13 +51,112 @@ def _reject_constant(name: str) -> Any:
 
 
 _DECODER = json.JSONDecoder(parse_int=_parse_int, parse_float=_parse_float, parse_constant=_reject_constant)
-_SCAN: Callable[[str, int], tuple[Any, int]] = _DECODER.raw_decode
-"""(value, index just past it) for the JSON value that starts exactly at an index."""
+_C_SCAN: Callable[[str, int], tuple[Any, int]] = _DECODER.raw_decode
 
 
 def loads(text: str) -> Any:
-    """Parse one JSON text strictly (NaN and Infinity are not JSON); numbers keep their text when needed."""
-    return _DECODER.decode(text)
+    """Parse one JSON text strictly (NaN and Infinity are not JSON); numbers keep their text when needed.
+    Nesting has no depth limit (a Node runtime reads any depth), only the line cap bounds it."""
+    value, end = _scan(text, _skip(text, 0))
+    if _skip(text, end) != len(text):
+        raise json.JSONDecodeError("Extra data", text, end)
+    return value
+
+
+def _scan(text: str, at: int) -> tuple[Any, int]:
+    """(value, index just past it) for the JSON value that starts exactly at `at`. The C scanner
+    recurses per level and gives up near Python's recursion limit; such a value is read again
+    without recursion."""
+    try:
+        return _C_SCAN(text, at)
+    except RecursionError:
+        return _scan_flat(text, at)
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading without recursion: open containers live on a list, so depth costs memory, not stack
+
+_NUMBER = re.compile(r"(-?(?:0|[1-9]\d*))(\.\d+)?([eE][-+]?\d+)?")
+_LITERALS = (("true", True), ("false", False), ("null", None))
+_CLOSER = {"[": "]", "{": "}"}
+
+
+def _scan_flat(text: str, at: int) -> tuple[Any, int]:
+    """What `_C_SCAN` returns, read with an explicit stack of [container, key awaiting a value]."""
+    stack: list[list[Any]] = []
+    while True:
+        value, at = _start(text, at, stack)
+        if value is _OPENED:
+            continue
+        while stack:
+            value, at = _add(text, at, stack, value)
+            if value is _OPENED:
+                break
+        else:
+            return value, at
+
+
+_OPENED = object()
+"""Marker: a container was opened (pushed on the stack); its first value follows."""
+
+
+def _start(text: str, at: int, stack: list[list[Any]]) -> tuple[Any, int]:
+    """The scalar or empty container at `at`, or _OPENED after pushing a non-empty container."""
+    at = _skip(text, at)
+    char = text[at : at + 1]
+    if char in _CLOSER:
+        inner = _skip(text, at + 1)
+        if text[inner : inner + 1] == _CLOSER[char]:
+            return ({} if char == "{" else []), inner + 1
+        if char == "[":
+            stack.append([[], None])
+            return _OPENED, inner
+        stack.append([{}, None])
+        stack[-1][1], at = _key(text, inner)
+        return _OPENED, at
+    if char == '"':
+        return json.decoder.scanstring(text, at + 1, True)
+    number = _NUMBER.match(text, at)
+    if number:
+        integer, fraction, exponent = number.groups()
+        if fraction or exponent:
+            return _parse_float(integer + (fraction or "") + (exponent or "")), number.end()
+        return _parse_int(integer), number.end()
+    for word, literal in _LITERALS:
+        if text.startswith(word, at):
+            return literal, at + len(word)
+    raise json.JSONDecodeError("Expecting value", text, at)
+
+
+def _add(text: str, at: int, stack: list[list[Any]], value: Any) -> tuple[Any, int]:
+    """Put `value` in the innermost open container; then either the container closes (returned, and
+    popped) or a comma leads to its next value (_OPENED)."""
+    container, key = stack[-1]
+    if key is None:
+        container.append(value)
+    else:
+        container[key] = value
+    at = _skip(text, at)
+    char = text[at : at + 1]
+    if char == ",":
+        if isinstance(container, dict):
+            stack[-1][1], at = _key(text, _skip(text, at + 1))
+        return _OPENED, at + (not isinstance(container, dict))
+    if char == ("]" if key is None else "}"):
+        stack.pop()
+        return container, at + 1
+    raise json.JSONDecodeError("Expecting ',' delimiter", text, at)
+
+
+def _key(text: str, at: int) -> tuple[str, int]:
+    """An object key and the index just past its colon."""
+    if text[at : at + 1] != '"':
+        raise json.JSONDecodeError("Expecting property name enclosed in double quotes", text, at)
+    key, at = json.decoder.scanstring(text, at + 1, True)
+    at = _skip(text, at)
+    if text[at : at + 1] != ":":
+        raise json.JSONDecodeError("Expecting ':' delimiter", text, at)
+    return key, at + 1
 
 
 def decode_line(raw: bytes) -> str:
@@ -146,7 +245,7 @@ class Span:
 def value_span(text: str) -> Span:
     """The span of the one value the line holds (without surrounding whitespace)."""
     start = _skip(text, 0)
-    return Span(start, _SCAN(text, start)[1])
+    return Span(start, _scan(text, start)[1])
 
 
 def member_spans(text: str, span: Span) -> dict[str, Span]:
@@ -155,9 +254,9 @@ def member_spans(text: str, span: Span) -> dict[str, Span]:
     members: dict[str, Span] = {}
     at = _skip(text, span.start + 1)
     while text[at] != "}":
-        key, at = _SCAN(text, at)
+        key, at = _scan(text, at)
         at = _skip(text, _skip(text, at) + 1)  # past the colon
-        end = _SCAN(text, at)[1]
+        end = _scan(text, at)[1]
         members[key] = Span(at, end)
         at = _skip(text, end)
         at = _skip(text, at + 1) if text[at] == "," else at
@@ -169,7 +268,7 @@ def element_spans(text: str, span: Span) -> list[Span]:
     elements: list[Span] = []
     at = _skip(text, span.start + 1)
     while text[at] != "]":
-        end = _SCAN(text, at)[1]
+        end = _scan(text, at)[1]
         elements.append(Span(at, end))
         at = _skip(text, end)
         at = _skip(text, at + 1) if text[at] == "," else at

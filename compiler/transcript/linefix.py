@@ -65,7 +65,7 @@ def fix_line(raw: bytes, texts: Texts, relink: Mapping[str, str] | None = None) 
         return LineFix(b"", {MALFORMED: 1})
     if invalid_message_entry(value):
         return LineFix(b"", {INVALID_MESSAGE: 1}, value)
-    edits, changes = _edits(text, value, texts, relink or {})
+    edits, changes = _edits(text, value, texts, {} if relink is None else relink)
     if not edits:
         return LineFix(raw, changes, value)
     return LineFix(jsonline.encode_line(jsonline.splice(text, edits)) + raw[len(body) :], changes, value)

@@ -16,7 +16,7 @@ import shutil
 import stat
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from itertools import count
 from pathlib import Path
@@ -24,7 +24,7 @@ from typing import BinaryIO
 
 from .._lib.errors import Location, TranscriptError
 from .._lib.fsutil import write_chunks_atomic
-from . import tempfiles
+from . import jsonline, tempfiles
 from .inserts import Insert, ResultScan
 from .linefix import (
     BAD_IMAGE,
@@ -126,6 +126,8 @@ class _Plan:
     """What is left as it was."""
     inserts: dict[int, Insert]
     """Stand-in results to write, by the line they follow."""
+    ids: frozenset[str]
+    """The ids of the entries that are kept, so a parent that is none of them is known to be gone."""
 
 
 class _Refused(Exception):
@@ -249,6 +251,7 @@ def _plan(path: Path, texts: Texts, cap: int) -> _Plan:
     changes: Counter[str] = Counter()
     notes: Counter[str] = Counter()
     scan = ResultScan()
+    ids: set[str] = set()
     header_seen = False
     with open(path, "rb") as handle:
         for number, line in _lines_of(handle, cap):
@@ -265,6 +268,7 @@ def _plan(path: Path, texts: Texts, cap: int) -> _Plan:
             changes.update(fix.changes)
             if fix.output and fix.value is not None:
                 scan.see(number, fix.value)
+                ids.add(_entry_id(fix))
     if not header_seen:
         raise _Refused("no session header: the file has no JSON entries")
     inserts, skipped = scan.inserts()
@@ -274,7 +278,7 @@ def _plan(path: Path, texts: Texts, cap: int) -> _Plan:
         notes[RESULTS_NOT_INSERTED] = 1
     changes[INSERTED] = sum(len(insert.lines) for insert in inserts.values())
     notes[NOT_REWRITABLE] = skipped
-    return _Plan(+changes, +notes, inserts)
+    return _Plan(+changes, +notes, inserts, frozenset(ids) - {None})
 
 
 def _check_header(value: object, number: int) -> None:
@@ -286,7 +290,7 @@ def _fixed_bytes(path: Path, texts: Texts, cap: int, plan: _Plan, tally: Counter
     """Second read: the repaired file's bytes. Entries that lost their parent (a dropped entry) or got a
     new one (an inserted result) are re-linked, so the branch through them stays whole; `tally` counts
     the re-linked entries, and the dropped ones whose parent cannot be written back exactly."""
-    relink: dict[str, str] = {}
+    relink = _Relinks(plan.ids)
     header_seen = False
     with open(path, "rb") as handle:
         for number, line in _lines_of(handle, cap):
@@ -297,6 +301,8 @@ def _fixed_bytes(path: Path, texts: Texts, cap: int, plan: _Plan, tally: Counter
             if fix.value is not None and not header_seen:
                 _check_header(fix.value, number)
                 header_seen = True
+                yield fix.output
+                continue
             tally[RELINKED] += fix.changes.get(RELINKED, 0)
             yield fix.output
             tally[NOT_REWRITABLE] += not _remember_moves(fix, relink, plan.inserts.get(number))
@@ -304,19 +310,57 @@ def _fixed_bytes(path: Path, texts: Texts, cap: int, plan: _Plan, tally: Counter
                 yield from _inserted_lines(fix.output, plan.inserts[number])
 
 
-def _remember_moves(fix: LineFix, relink: dict[str, str], insert: Insert | None) -> bool:
-    """Note where the children of this entry must point from now on: past its new results, or, when it
-    was dropped, to its own parent. False when that parent cannot be written back exactly."""
+class _Relinks(Mapping[str, str]):
+    """Entry id -> the JSON text of the parent its children name instead. An entry that moved (it was
+    dropped, or results were inserted after it) maps to where its children now hang; once a line too
+    broken to read was dropped, a parent that is no kept entry (it was on that line, id and all) maps
+    to the entry kept just before that line, so no child is left pointing at nothing."""
+
+    def __init__(self, kept: frozenset[str]) -> None:
+        self.kept = kept
+        self.moved: dict[str, str] = {}
+        self.last_kept = "null"
+        """The JSON text of the newest kept entry's id (or of the last result inserted after it)."""
+        self.orphans_to: str | None = None
+        """Where children of an unreadable dropped line go; None while no such line was dropped."""
+
+    def __getitem__(self, entry_id: str) -> str:
+        if entry_id in self.moved:
+            return self.moved[entry_id]
+        if self.orphans_to is not None and entry_id not in self.kept:
+            return self.orphans_to
+        raise KeyError(entry_id)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.moved)
+
+    def __len__(self) -> int:
+        return len(self.moved)
+
+
+def _entry_id(fix: LineFix) -> str | None:
     entry_id = fix.value.get("id") if isinstance(fix.value, dict) else None
-    if not isinstance(entry_id, str):
+    return entry_id if isinstance(entry_id, str) else None
+
+
+def _remember_moves(fix: LineFix, relink: _Relinks, insert: Insert | None) -> bool:
+    """Note where the children of this entry must point from now on: past its new results, or, when it
+    was dropped, to its own parent (to the entry before it when it could not be read at all). False
+    when that parent cannot be written back exactly."""
+    entry_id = _entry_id(fix)
+    if fix.value is None and not fix.output:
+        relink.orphans_to = relink.last_kept
+    if entry_id is None:
         return True
     if insert is not None:
-        relink[entry_id] = f'"{insert.last_id}"'
-    elif not fix.output:
+        relink.moved[entry_id] = relink.last_kept = f'"{insert.last_id}"'
+    elif fix.output:
+        relink.last_kept = jsonline.exact_json(entry_id) or relink.last_kept
+    else:
         target = relink_target(fix.value, relink)
         if target is None:
             return False
-        relink[entry_id] = target
+        relink.moved[entry_id] = target
     return True
 
 

@@ -67,6 +67,8 @@ class Tracker:
         self.listings: dict[str, _Listing] = {}
         self.absent: set[str] = set()
         self.environment: dict[str, str | None] = {}
+        self.roots: dict[str, str] = {}
+        """A directory path as given -> the real path it led to (see `resolved`)."""
         self.version = 0
         """Counts recordings, so a watcher can tell that inputs were added since it looked."""
 
@@ -93,6 +95,13 @@ class Tracker:
     def missing(self, path: str) -> None:
         """A path that did not exist (or was a dangling link) when the build looked."""
         self.absent.add(path)
+        self.version += 1
+
+    def resolved(self, given: str, real: str) -> None:
+        """A directory the build resolved once and then read below (the workspace): `given` led
+        to `real`. Re-pointing a link anywhere on the way makes it lead elsewhere: a change, even
+        though every file read below the old target is as it was."""
+        self.roots[given] = real
         self.version += 1
 
     def env(self, name: str, value: str | None) -> None:
@@ -131,6 +140,9 @@ class Tracker:
         for path in self.absent:
             if os.path.exists(path):
                 return path
+        for given, real in self.roots.items():
+            if os.path.realpath(given) != real:
+                return given
         if environ is not None:
             for name, value in self.environment.items():
                 if environ.get(name) != value:
@@ -199,6 +211,9 @@ class Tracker:
                     want(path, name)
         for path in self.absent:
             want(*_nearest_existing(path))
+        for given in self.roots:  # a link on the way re-pointed, or a directory renamed
+            for step in _steps(given):
+                want(*os.path.split(step))
         return {d: None if n is None else frozenset(n) for d, n in wanted.items()}
 
 
@@ -208,3 +223,9 @@ def _nearest_existing(path: str) -> tuple[str, str]:
     while parent != child and not os.path.isdir(parent):
         child, parent = parent, os.path.dirname(parent)
     return parent, os.path.basename(child)
+
+
+def _steps(path: str) -> list[str]:
+    """Each path from the top down to `path` (absolute): `/a`, `/a/b`, `/a/b/c`."""
+    parts = os.path.abspath(path).split(os.sep)[1:]
+    return [os.sep + os.sep.join(parts[: i + 1]) for i in range(len(parts)) if parts[i]]

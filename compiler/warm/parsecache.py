@@ -8,16 +8,19 @@ only how long it takes.
 
 Where: `$PROMPTC_CACHE_DIR` (set empty: no disk cache), else `$XDG_CACHE_HOME/promptc`, else
 `~/.cache/promptc`. The directory must be this user's and writable by no one else (an entry
-becomes prompt text); otherwise nothing is read or written there. A file's name carries what a
-parse depends on besides its input: the format, Python's and PyYAML's versions (and whether
-PyYAML has libyaml), and the size and mtime of the parsing modules' sources, so an upgrade or an
-edited parser starts a fresh file.
+becomes prompt text); otherwise nothing is read or written there. Each file is checked the same
+way as it is opened: a regular file of this user's, no link, writable by no one else, under
+MAX_FILE_BYTES; any other is not read. A file's name carries what a parse depends on besides its
+input: the format, Python's and PyYAML's versions (and whether PyYAML has libyaml), and a
+fingerprint of the whole package (every module and template by name, size and mtime), so an
+upgrade or an edit to any code that may decide a cached answer starts a fresh file.
 An entry that does not decode to exactly what was stored is a miss; every failure to read or
 write is silent (the parse is simply done again).
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -28,9 +31,10 @@ from collections.abc import Callable, Iterator, Mapping, MutableMapping, Sequenc
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from .._lib import frozen, fsutil
+from .._lib import frozen, fsutil, resources
 from .._lib.errors import PromptcError
 from .._lib.lru import LRU
+from .._lib.owned import walk_tree
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -44,6 +48,10 @@ it stays small (2,000 SKILL.md entries are about 1 MB)."""
 STALE_SECONDS = 7 * 24 * 3600
 """Another key's file of the same kind not written for this long is removed when one is written."""
 SUFFIX = ".json"
+MAX_FILE_BYTES = 16 * 1024 * 1024
+"""Largest store file read (a full one of SKILL.md entries is about 1 MB)."""
+PACKAGE_DEPTH = 8
+"""Folder levels of the package and its templates taken into the fingerprint (they have three)."""
 
 
 def cache_dir(environ: Mapping[str, str] = os.environ) -> Path | None:
@@ -61,20 +69,47 @@ def cache_dir(environ: Mapping[str, str] = os.environ) -> Path | None:
         return None
 
 
-def file_key(sources: Sequence[str]) -> str:
+def file_key() -> str:
     """What a parse depends on besides its input: format, Python, PyYAML and whether it runs on
-    libyaml (the two parsers differ on a few inputs), the parsers' sources."""
+    libyaml (the two parsers differ on a few inputs), and the package's own code and templates."""
     import yaml
 
     parts = [f"format={FORMAT}", f"python={sys.version_info[:3]}", f"yaml={yaml.__version__}"]
-    parts.append(f"libyaml={yaml.__with_libyaml__}")
-    for path in sources:
+    parts += [f"libyaml={yaml.__with_libyaml__}", f"package={package_fingerprint()}"]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
+
+
+@functools.cache
+def package_fingerprint() -> str:
+    """`fingerprint` of the package's modules and its built-in templates, taken once per process:
+    which modules decide a cached answer (a parser, a check, a text helper) need not be listed."""
+    return fingerprint(package_files())
+
+
+def package_files() -> list[tuple[str, Path]]:
+    """(name, path) of every module of the package and every file of its templates, sorted."""
+    code, templates = Path(__file__).resolve().parents[1], resources.templates_root()
+    files = [(f"code/{name}", path) for name, path in _files_below(code) if name.endswith(".py")]
+    return files + [(f"templates/{name}", path) for name, path in _files_below(templates)]
+
+
+def fingerprint(files: Sequence[tuple[str, Path]]) -> str:
+    """A digest of each file's name, size and modification time (a missing one counts too)."""
+    lines = []
+    for name, path in files:
         try:
             info = os.stat(path)
-            parts.append(f"{path}={info.st_size}:{info.st_mtime_ns}")
+            lines.append(f"{name}={info.st_size}:{info.st_mtime_ns}")
         except OSError:
-            parts.append(f"{path}=?")
-    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
+            lines.append(f"{name}=?")
+    return hashlib.sha256("\n".join(lines).encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def _files_below(root: Path) -> list[tuple[str, Path]]:
+    found = []
+    for folder, names in walk_tree(root, PACKAGE_DEPTH, follow_links=False, skip=lambda p: p.name == "__pycache__"):
+        found += [((folder / name).relative_to(root).as_posix(), folder / name) for name in names]
+    return sorted(found)
 
 
 class Store:
@@ -188,15 +223,30 @@ def _private(directory: Path) -> bool:
 
 
 def _load(path: Path) -> dict[str, Any]:
-    """The file's entries; none when it is absent, unreadable or not the shape `flush` writes."""
+    """The file's entries; none when it is absent, unreadable, not this user's alone (see
+    `_read_private`) or not the shape `flush` writes."""
     try:
-        data = json.loads(path.read_bytes())
-    except (OSError, ValueError, RecursionError):
+        data = json.loads(_read_private(path))
+    except (OSError, fsutil.Refused, ValueError, RecursionError):
         return {}
     if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("entries"), dict):
         return {}
     entries: dict[str, Any] = data["entries"]
     return entries
+
+
+def _read_private(path: Path) -> bytes:
+    """The bytes of a store file checked as its directory is: opened without following a link
+    (ELOOP) or waiting on a FIFO, a regular file under MAX_FILE_BYTES, this user's, writable by
+    no one else. Anything else is Refused before a byte of it is read."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        info = os.fstat(fd)
+        if info.st_mode & 0o022 or (hasattr(os, "getuid") and info.st_uid != os.getuid()):
+            raise fsutil.Refused("not private", "can be written by someone else")
+        return fsutil.read_open(fd, MAX_FILE_BYTES)[0]
+    finally:
+        os.close(fd)
 
 
 def _round_trips(value: Any) -> bool:

@@ -79,14 +79,14 @@ class KeptSources:
         stores = parsecache.cache_dir()
         self.spec_cache: parsecache.Persisted[tuple, sectionfile.SectionSpec] = parsecache.Persisted(
             LRU(512),
-            parsecache.Store(stores, "sections", parsecache.file_key(sectionfile.PARSED_BY), 256),
+            parsecache.Store(stores, "sections", parsecache.file_key(), 256),
             sectionfile.spec_key,
             sectionfile.spec_data,
             sectionfile.spec_from_data,
         )
         self.skill_cache: parsecache.Persisted[str, skillfile.Parsed] = parsecache.Persisted(
             LRU(PARSE_CACHE_SIZE),
-            parsecache.Store(stores, "skills", parsecache.file_key(skillfile.PARSED_BY)),
+            parsecache.Store(stores, "skills", parsecache.file_key()),
             str,
             skillfile.parsed_data,
             skillfile.parsed_from_data,
@@ -153,6 +153,7 @@ class KeptSources:
             raise WorkspaceError("workspace directory not found", Location(str(root))) from error
         self.identities[str(resolved)] = (info.st_dev, info.st_ino)  # every later open must find this one
         self.tracker.listing(str(resolved), info, None, lambda: None)  # it must stay a directory
+        self.tracker.resolved(os.path.abspath(root), str(resolved))  # and `root` must still lead to it
         return resolved
 
     def shown_workspace(self, cfg: ResolvedConfig, root: Path) -> str:

@@ -281,16 +281,7 @@ def installed_hooks() -> tuple[importlib.metadata.EntryPoint, ...]:
 def _loader_for_spec(spec: str) -> Callable[[], Hook]:
     """A loader that imports `module:function` (the function may be a dotted attribute path)."""
 
-    def load() -> Hook:
-        module_name, sep, attribute = spec.partition(":")
-        if not sep or not module_name or not attribute:
-            raise ValueError("expected `module:function`")
-        target: Any = importlib.import_module(module_name)
-        for part in attribute.split("."):
-            target = getattr(target, part)
-        return target
-
-    return load
+    return lambda: entrypoints.load_target(spec)
 
 
 def _call_hook(

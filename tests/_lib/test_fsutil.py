@@ -112,12 +112,40 @@ def test_out_into_a_fifo_writes_to_its_reader_and_leaves_the_fifo(run_cli, tmp_p
     ws.mkdir()
     os.mkfifo(fifo)
     received: list[bytes] = []
-    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()), daemon=True)
+    read_end = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # the reader is there before promptc opens it
+    reader = threading.Thread(target=lambda: received.append(_drain(read_end)), daemon=True)
     reader.start()
     code, _, err = _render_to(run_cli, ws, fifo)
     reader.join(timeout=30)
     assert code == 0, err
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode) and b"PROMPT_CACHE_BOUNDARY" in received[0]
+
+
+def _drain(fd: int) -> bytes:
+    """Everything written into the FIFO read end `fd` (opened non-blocking) until its writer closes."""
+    import select
+
+    chunks = []
+    while True:
+        select.select([fd], [], [])  # no data and no writer yet: wait (EOF only counts once one came)
+        try:
+            chunk = os.read(fd, 1 << 16)
+        except BlockingIOError:
+            continue
+        if not chunk:
+            os.close(fd)
+            return b"".join(chunks)
+        chunks.append(chunk)
+
+
+def test_out_into_a_fifo_no_one_reads_is_refused_at_once(run_cli, tmp_path):
+    ws, fifo = tmp_path / "ws", tmp_path / "pipe"
+    ws.mkdir()
+    os.mkfifo(fifo)
+    code, out, err = _within_seconds(lambda: _render_to(run_cli, ws, fifo))["value"]
+    assert code == 2 and out == ""
+    assert err == f"promptc: error: {fifo}: cannot write: a FIFO with no reader; refusing to wait for one\n"
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
 
 
 def test_out_to_proc_self_fd_writes_to_that_descriptor(run_cli, tmp_path):

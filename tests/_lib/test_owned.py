@@ -71,7 +71,7 @@ def test_the_walk_survives_a_thousand_levels_and_skips_what_it_is_told(tmp_path)
     try:
         assert sum(1 for _ in walk_tree(tmp_path, max_depth=2000)) == 1001  # no recursion: no RecursionError
         (tmp_path / ".git").mkdir()
-        names = [p.name for p, _ in walk_tree(tmp_path, max_depth=1, skip=lambda name: name == ".git")]
+        names = [p.name for p, _ in walk_tree(tmp_path, max_depth=1, skip=lambda path: path.name == ".git")]
         assert names == [tmp_path.name, "d"]
     finally:
         for level in reversed(levels[1:]):

@@ -211,6 +211,17 @@ def test_openai_gets_the_prompt_cache_key_when_asked_for(server):
     assert chat["prompt_cache_key"] == responses["prompt_cache_key"] == "promptc-" + prompt.stable_sha256[:16]
 
 
+def test_openai_gets_the_prompt_cache_retention_when_asked_for(server):
+    url, seen = server
+    prompt = _prompt("openai/gpt-5.5", "prompt.cache.openaiRetention=24h")
+    client = openai.OpenAI(api_key="test", base_url=url + "/v1", max_retries=0)
+    client.chat.completions.create(model="gpt-5.5", **to_openai(prompt, messages=USER))
+    client.responses.create(model="gpt-5.5", input="hello", **to_responses(prompt))
+    (_, chat), (_, responses) = seen[-2:]
+    assert chat["prompt_cache_retention"] == responses["prompt_cache_retention"] == "24h"
+    assert "prompt_cache_retention" not in to_openai(_prompt("openai/gpt-5.5"))
+
+
 def test_openai_responses_gets_the_prompt_without_the_marker_as_instructions(server):
     url, seen = server
     prompt = _prompt("openai/gpt-5.5")

@@ -266,6 +266,32 @@ def test_private_and_dunder_attribute_access_is_reported(run_cli, user_dir):
     assert "upper" not in out
 
 
+RANDOM = """\
+---
+id: chance
+order: 905
+side: stable
+modes: [full]
+title: Chance
+when: "(['a'] | random) == 'a'"
+---
+Today: {{ ['tea', 'coffee'] | random }}
+{{ lipsum(1) }}
+{{ range(3) | list }}
+"""
+
+
+def test_text_that_changes_on_every_render_is_reported(run_cli, user_dir):
+    directory = user_dir({"chance.md.j2": RANDOM})
+    code, out, _ = run_cli("lint", "--templates", directory)
+    assert code == 1
+    path = directory / "chance.md.j2"
+    assert out.count("promptc's output is the same for the same inputs") == 3
+    assert f"{path}:7:1: 'when' expression: the 'random' filter picks anew on every render" in out
+    assert f"{path}:9:31: the 'random' filter picks anew on every render" in out
+    assert f"{path}:10:4: 'lipsum()' makes new random text on every render" in out
+
+
 # --------------------------------------------------------------------------- layout, partials, user variables
 
 

@@ -7,6 +7,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -192,6 +193,27 @@ def test_each_root_is_watched_without_recursion(project, tmp_path, monkeypatch):
     assert {tmp_path.resolve(), workspace.resolve(), workspace.resolve() / "memory"} <= roots
     assert not {tmp_path.resolve() / "unrelated", tmp_path.resolve() / "unrelated" / "deep"} & roots
     assert workspace.resolve() / ".promptc" not in roots
+
+
+def test_a_thousand_level_tree_and_a_link_to_the_root_give_a_bounded_watch(project):
+    workspace, config, _ = project
+    levels = [workspace / "notes"]
+    for _ in range(1000):  # deeper than Python's recursion limit
+        levels[-1].mkdir()
+        levels.append(levels[-1] / "d")
+    (workspace / "everything").symlink_to("/", target_is_directory=True)
+    (workspace / "elsewhere").symlink_to(levels[3].parent, target_is_directory=True)
+    try:
+        roots = _targets("--config", config).roots
+    finally:
+        for level in reversed(levels[:-1]):  # pytest's own cleanup recurses once a level
+            level.rmdir()
+    ws = workspace.resolve()
+    below = [path.relative_to(ws) for path in roots if path.is_relative_to(ws)]
+    assert max(len(path.parts) for path in below) == watch.WATCH_DEPTH
+    assert Path("everything") not in below  # a link to a dir holding the workspace leads around
+    assert Path("elsewhere/d") in below  # a link elsewhere is followed
+    assert not any(path.is_relative_to("/usr") for path in roots)
 
 
 def test_a_config_in_a_dir_that_does_not_exist_yet_is_waited_for(project, tmp_path, capsys):

@@ -136,3 +136,87 @@ def test_without_the_json5_package_plain_json_still_works_and_json5_says_what_to
         config.load([write_yaml("openclaw.json", OPENCLAW_JSON)])
     with pytest.raises(ConfigError, match=r"reading JSON5 needs the json5 package"):
         config.load([write_yaml("c.json5", "{}")])
+
+
+@pytest.mark.parametrize(
+    "text, message, column",
+    [
+        ('{"a":1}}', 'invalid JSON5: unexpected "}"', 8),  # the second close brace
+        ('{"x\\u": 1', "invalid JSON5", 6),  # the quote that ends the bad escape
+    ],
+    ids=["stray-close", "bad-unicode-escape"],
+)
+def test_malformed_json5_is_one_located_error_not_an_internal_one(write_yaml, text, message, column):
+    path = write_yaml("openclaw.json", text)
+    with pytest.raises(ConfigError) as info:
+        config.load([path])
+    assert info.value.message.startswith(message)
+    assert (info.value.location.line, info.value.location.column) == (1, column)
+
+
+def _nested(levels: int, key: str) -> str:
+    """`prompt.values.v` holding `levels - 3` more mappings: `levels` in all (keys written as
+    `key` is: bare for JSON5, quoted for plain JSON)."""
+    quote = '"' if key.startswith('"') else ""
+    inner = "{" + f"{key}:" + ("{" + f"{key}:") * (levels - 4) + "1" + "}" * (levels - 3)
+    return "{%sprompt%s: {%svalues%s: {%sv%s: " % ((quote,) * 6) + inner + "}}}"
+
+
+@pytest.mark.parametrize("key", ["a", '"a"'], ids=["json5", "plain-json"])
+def test_nesting_up_to_the_stated_limit_is_read_and_past_it_refused_where_it_happens(write_yaml, key):
+    deep = write_yaml("deep.json", _nested(100, key))
+    value = config.resolve(config.load([deep]), None).lookup("prompt.values.v")
+    for _ in range(97):
+        value = value["a"]
+    assert value == 1
+    text = _nested(101, key)
+    too_deep = write_yaml("deeper.json", text)
+    with pytest.raises(ConfigError) as info:
+        config.load([too_deep])
+    assert info.value.message == "nested more than 100 levels deep"
+    # The 101st opening brace: three for prompt, values and v, then the 98th `{KEY:`.
+    opened = text[: text.index("{" + f"{key}:")] + ("{" + f"{key}:") * 97
+    assert text.startswith(opened + "{")
+    assert info.value.location.column == len(opened) + 1
+
+
+def test_plain_json_never_goes_through_the_slow_json5_parser_and_large_json5_is_refused(write_yaml, monkeypatch):
+    import json5
+
+    def refuse(*_args, **_kwargs):
+        raise AssertionError("plain JSON was parsed with the json5 package")
+
+    gateway = {"routes": [{"name": f"r{i}", "port": i} for i in range(20_000)]}
+    text = json.dumps({"gateway": gateway, "agents": {"defaults": {"bootstrapMaxChars": 777}}})
+    assert len(text) > 256 * 1024
+    path = write_yaml("openclaw.json", text)
+    with monkeypatch.context() as patched:
+        patched.setattr(json5, "loads", refuse)
+        configs = config.load([path])
+    cfg = config.resolve(configs, None)
+    assert cfg.budgets.max_chars == 777
+    assert cfg.lookup("gateway")["routes"][19_999] == {"name": "r19999", "port": 19_999}
+    # One origin for the unused OpenClaw value, at its key: none for each of its 40,000 values.
+    assert str(configs.origins[("gateway",)].location) == f"{path}:1:2"
+    assert not [key for key in configs.origins if key[:1] == ("gateway",) and len(key) > 1]
+
+    commented = write_yaml("commented.json", "// OpenClaw's config\n" + text)
+    with pytest.raises(ConfigError) as info:
+        config.load([commented])
+    assert "is too large: text with comments, trailing commas or unquoted keys is read up to 262,144 bytes" in (
+        info.value.message
+    )
+
+
+def test_plain_json_keeps_json5_rules_duplicates_and_long_numbers_are_placed(write_yaml):
+    duplicate = write_yaml("dup.json", '{"agents": {"defaults": {}},\n "agents": {}}')
+    with pytest.raises(ConfigError) as info:
+        config.load([duplicate])
+    assert (info.value.message, info.value.location.line, info.value.location.column) == (
+        "duplicate key 'agents'",
+        2,
+        2,
+    )
+    long = write_yaml("long.json", '{"prompt": {"values": {"n": ' + "7" * 4301 + "}}}")
+    with pytest.raises(ConfigError, match="a number with more than 4,300 digits"):
+        config.load([long])

@@ -177,8 +177,28 @@ def test_the_boundary_marker_must_be_one_printable_line(write_yaml, escaped):
     path = write_yaml("c.yaml", f'prompt:\n  cacheBoundaryMarker: "<!-- cut{escaped}here -->"\n')
     with pytest.raises(ConfigError) as info:
         config.load([path])
-    assert "must be one line of at least 3 printable characters" in info.value.message
+    assert "must be an HTML comment on one line with a word in it" in info.value.message
     assert info.value.location.line == 2
+
+
+@pytest.mark.parametrize("marker", ["the", "---", "BOUNDARY", "<!-- -->", "<!-- a\\b -->", "x <!-- b -->"])
+def test_the_boundary_marker_must_be_a_shape_prose_does_not_have(write_yaml, marker):
+    path = write_yaml("c.yaml", f"prompt:\n  cacheBoundaryMarker: '{marker}'\n")
+    with pytest.raises(ConfigError) as info:
+        config.load([path])
+    assert info.value.message == (
+        "prompt.cacheBoundaryMarker: must be an HTML comment on one line with a word in it, such as"
+        f" '<!-- PROMPT_CACHE_BOUNDARY -->' (printable, no backslashes), got {marker!r}"
+    )
+
+
+def test_a_marker_of_the_right_shape_leaves_ordinary_text_alone(write_yaml, run_cli, tmp_path):
+    path = write_yaml("c.yaml", "prompt:\n  cacheBoundaryMarker: '<!--cut-->'\n")
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "ws" / "AGENTS.md").write_text("Read the notes; cut the noise.\n")
+    code, out, err = run_cli("render", "--no-state", "--workspace", tmp_path / "ws", "--config", path)
+    assert code == 0, err
+    assert out.count("<!--cut-->") == 1 and "Read the notes; cut the noise." in out
 
 
 @pytest.mark.parametrize(

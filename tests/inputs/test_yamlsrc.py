@@ -28,6 +28,18 @@ def test_hostile_aliases_are_refused_quickly(write_yaml, text, message):
         config.load([write_yaml("c.yaml", text)])
 
 
+def test_aliases_of_a_long_text_are_bounded_by_their_expanded_size_not_their_count(write_yaml):
+    # 64 KiB repeated 300 times: 300 values, far under the value cap, but 19.7 million characters.
+    text = "prompt:\n  values:\n    big: &b " + "x" * 65_536 + "\n    copies: [" + ", ".join(["*b"] * 300) + "]\n"
+    with pytest.raises(ConfigError) as info:
+        config.load([write_yaml("c.yaml", text)])
+    assert info.value.message == "too much text after expanding aliases (limit 16,777,216 characters)"
+    # Under the limit the same document is read: 200 copies are 13.1 million characters.
+    fewer = text.replace(", ".join(["*b"] * 300), ", ".join(["*b"] * 200)).replace("copies", "c")
+    values = config.resolve(config.load([write_yaml("d.yaml", fewer)]), None).lookup("prompt.values")
+    assert len(values["c"]) == 200 and values["c"][199] == "x" * 65_536
+
+
 def test_merge_keys_are_supported(write_yaml):
     path = write_yaml("c.yaml", "agents:\n  defaults:\n    <<: {bootstrapMaxChars: 777}\n    userTimezone: UTC\n")
     assert config.resolve(config.load([path]), "main").budgets.max_chars == 777

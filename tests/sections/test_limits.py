@@ -152,7 +152,6 @@ GROWN = {
         "{{ '{:>{}}'.format('x', 10**12) }}",
         "'format' here would make a text of 1,000,000,000,000 characters",
     ),
-    "lipsum": ("{{ lipsum(10**9) }}", "'lipsum' makes at most 100 paragraphs of at most 1,000 words"),
 }
 
 
@@ -171,11 +170,44 @@ def test_growing_within_the_limits_still_works(make_workspace, tmp_path):
         " {{ ['a', 'b'] | join('-') }} {{ 'abc' | replace('b', 'XY') }} {{ 'x' | center(5) }}|"
         " {{ 'a\\nb' | indent(2) }} {{ '{:>4}|{}'.format(1, 'z') }} {{ 'q'.ljust(3) }}| {{ '7'.zfill(3) }}"
         " {{ [1, 2, 3] | batch(2, 0) | list }} {{ '%s-%s' | format(1, 2) }} {{ (['x' * 1000] * 9000) | join | length }}"
-        " {{ lipsum(2, false) | length > 0 }} {{ ['a', 'b'] | map('upper') | join(',') }}"
+        " {{ ['a', 'b'] | map('upper') | join(',') }}"
         " {{ '-'.join(['c', 'd'] | map('upper')) }} {{ ['e', 'f'] | select | join }}"
     )
     prompt = compile_prompt(Request(workspace=make_workspace({}), template_dirs=(_templates(tmp_path, body),)))
     assert (
-        "a1b xy [1, 2] 007|ab  |3.14 a-b aXYc   x  | a\n  b    1|z q  | 007 [[1, 2], [3, 0]] 1-2 9000000 True A,B C-D ef"
+        "a1b xy [1, 2] 007|ab  |3.14 a-b aXYc   x  | a\n  b    1|z q  | 007 [[1, 2], [3, 0]] 1-2 9000000 A,B C-D ef"
         in prompt.stable
     ), prompt.stable
+
+
+STEPS = "this render takes more than 1,000,000 steps (loop turns and range items)"
+ENDLESS = {
+    "nested-loops": ("{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}", STEPS),
+    "loop-over-a-filter": ("{% for i in range(100) %}{{ range(100000) | sum }}{% endfor %}", STEPS),
+    "loop-in-a-partial": ("{% include 'partials/grow.md.j2' %}", STEPS),
+    "pieces-that-add-up": (
+        "{% for i in range(300) %}{{ 'x' * 9999999 }}{% endfor %}",
+        "this section's output would pass 10,000,000 characters, the most a template may make",
+    ),
+}
+
+
+@pytest.mark.parametrize("body, message", ENDLESS.values(), ids=ENDLESS)
+def test_a_render_that_would_run_for_hours_or_hold_gigabytes_stops_at_a_budget(make_workspace, tmp_path, body, message):
+    partial = "{% for i in range(1000) %}{% for j in range(1001) %}{% endfor %}{% endfor %}"
+    templates = _templates(tmp_path, body, partial=partial)
+    with pytest.raises(TemplateError) as info:
+        compile_prompt(Request(workspace=make_workspace({}), template_dirs=(templates,)))
+    assert info.value.message.startswith(message), info.value.message
+
+
+def test_loops_within_the_step_budget_render_and_each_section_has_its_own(make_workspace, tmp_path):
+    # 400 + 400 outer steps, then 1,000 range items and 1,000 turns in each: 800,805 steps with
+    # the last range, under the budget; two such sections together would be over one budget.
+    body = "{% for i in range(400) %}{% for j in range(1000) %}{% endfor %}{% endfor %}{{ range(5) | sum }}"
+    templates = _templates(tmp_path, body)
+    (templates / "again.md.j2").write_text(
+        "---\nid: again\norder: 851\nside: stable\nmodes: [full]\n---\n" + body + "\n", encoding="utf-8"
+    )
+    prompt = compile_prompt(Request(workspace=make_workspace({}), template_dirs=(templates,)))
+    assert prompt.text.count("A first line.\n10") == 1 and "\n10\n" in prompt.text

@@ -423,3 +423,67 @@ def test_a_bare_name_gate_the_context_lacks_is_jinjas_located_error():
     with pytest.raises(TemplateError) as info:
         Renderer(bytecode_cache=False).gate_passes(gated, {"flag": 1})
     assert "no_such_fact" in info.value.message and info.value.location.path == spec.path
+
+
+NONDETERMINISTIC = {
+    "lipsum": ("{{ lipsum(1) }}", "'lipsum()' makes new random text on every render"),
+    "random": ("{{ ['a', 'b'] | random }}", "the 'random' filter picks anew on every render"),
+    "method": ("{{ 'x'.format_map }}", "this prints the function or method 'format_map' itself, not a value"),
+    "object": ("{{ cycler('a', 'b') }}", "this prints a Python object, not a value (its text holds a memory address)"),
+    "inside-a-list": ("{{ [range] }}", "this prints a Python object, not a value"),
+}
+
+
+@pytest.mark.parametrize("body, message", NONDETERMINISTIC.values(), ids=NONDETERMINISTIC)
+def test_text_that_changes_between_renders_is_refused_at_its_line(make_workspace, tmp_path, run_cli, body, message):
+    templates = tmp_path / "t"
+    templates.mkdir()
+    section = templates / "odd.md.j2"
+    section.write_text("---\nid: odd\norder: 947\nside: stable\nmodes: [full]\n---\nFirst.\n" + body + "\n")
+    code, out, err = run_cli("render", "--no-state", "--workspace", make_workspace({}), "--templates", templates)
+    assert (code, out) == (2, "")
+    assert err.startswith(f"promptc: error: {section}:8:1: {message}") and err.count("\n") == 1
+
+
+def test_printing_values_and_calling_methods_still_works(make_workspace, tmp_path, run_cli):
+    templates = tmp_path / "t"
+    templates.mkdir()
+    (templates / "fine.md.j2").write_text(
+        "---\nid: fine\norder: 947\nside: stable\nmodes: [full]\n---\n"
+        "{% set c = cycler('a', 'b') %}{{ c.next() }}{{ c.next() }} {{ '{x}'.format_map({'x': 1}) }}"
+        " {{ [1, 'two'] }} {{ {'k': none} }} {{ 2.5 }}\n"
+    )
+    code, out, err = run_cli("render", "--no-state", "--workspace", make_workspace({}), "--templates", templates)
+    assert code == 0, err
+    assert "ab 1 [1, 'two'] {'k': None} 2.5" in out
+
+
+RECURSION = {
+    "include-loop": (
+        '{% include "partials/loop.md.j2" %}',
+        "partials/loop.md.j2",
+        "partials include each other without end",
+    ),
+    "macro-in-a-partial": (
+        '{% include "partials/macro.md.j2" %}',
+        "partials/macro.md.j2",
+        "this runs too deep for Python (a macro that calls itself without end",
+    ),
+    "macro-in-the-section": (
+        "{% macro f(n) %}{{ f(n) }}{% endmacro %}{{ f(1) }}",
+        "odd.md.j2",
+        "this runs too deep for Python (a macro that calls itself without end",
+    ),
+}
+
+
+@pytest.mark.parametrize("body, where, message", RECURSION.values(), ids=RECURSION)
+def test_too_deep_says_what_went_too_deep(make_workspace, tmp_path, run_cli, body, where, message):
+    templates = tmp_path / "t"
+    (templates / "partials").mkdir(parents=True)
+    (templates / "partials" / "loop.md.j2").write_text('{% include "partials/loop.md.j2" %}\n')
+    (templates / "partials" / "macro.md.j2").write_text("{% macro f(n) %}{{ f(n) }}{% endmacro %}{{ f(1) }}\n")
+    (templates / "odd.md.j2").write_text("---\nid: odd\norder: 947\nside: stable\nmodes: [full]\n---\n" + body + "\n")
+    code, out, err = run_cli("render", "--no-state", "--workspace", make_workspace({}), "--templates", templates)
+    assert (code, out) == (2, "")
+    assert err.startswith(f"promptc: error: {templates / where}:") and f": {message}" in err, err

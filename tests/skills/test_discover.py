@@ -48,6 +48,55 @@ def test_hidden_dirs_node_modules_and_deep_dirs_are_not_searched(tmp_path: Path)
     assert [skill.name for skill in found] == ["six-deep"]
 
 
+def test_a_folder_with_a_skill_md_is_one_skill_and_its_subfolders_are_not_searched(tmp_path: Path) -> None:
+    write_files(
+        tmp_path,
+        {
+            "skills/outer/SKILL.md": skill_md("outer", "O"),
+            "skills/outer/examples/inner/SKILL.md": skill_md("inner", "I"),
+            "skills/unreadable/SKILL.md": "no frontmatter\n",
+            "skills/unreadable/sub/SKILL.md": skill_md("hidden-by-parent", "H"),
+        },
+    )
+    found, _ = skills.discover([tmp_path / "skills"])
+    assert [skill.name for skill in found] == ["outer"]
+
+
+def test_a_root_that_is_itself_a_skill_lists_only_that_skill(tmp_path: Path) -> None:
+    write_files(tmp_path, {"skills/SKILL.md": skill_md("whole", "W"), "skills/part/SKILL.md": skill_md("part", "P")})
+    found, _ = skills.discover([tmp_path / "skills"])
+    assert [skill.name for skill in found] == ["whole"]
+
+
+def test_a_skills_folder_directly_below_a_root_is_searched_as_a_root(tmp_path: Path) -> None:
+    write_files(
+        tmp_path,
+        {
+            "skills/skills/1/2/3/4/5/6/SKILL.md": skill_md("six-below-nested", "D"),
+            "skills/skills/1/2/3/4/5/6/7/SKILL.md": skill_md("seven-below-nested", "D"),
+            "skills/x/skills/1/2/3/4/5/SKILL.md": skill_md("deeper-skills-folder", "D"),
+        },
+    )
+    found, _ = skills.discover([tmp_path / "skills"])
+    assert [skill.name for skill in found] == ["six-below-nested"]
+
+
+def test_an_extra_root_is_searched_two_levels_deep_unless_it_is_named_skills(tmp_path: Path) -> None:
+    files = {
+        "a/SKILL.md": skill_md("one-deep", "D"),
+        "a/b/SKILL.md": skill_md("two-deep", "D"),
+        "g/b/c/SKILL.md": skill_md("three-deep", "D"),
+        "skills/1/2/3/4/5/SKILL.md": skill_md("in-its-skills-folder", "D"),
+    }
+    write_files(tmp_path / "project", files)
+    write_files(tmp_path / "tree/skills", files)
+    extra = (str(tmp_path / "project"), str(tmp_path / "tree/skills"))
+    block = build(tmp_path / "ws", make_config(skills=SkillsConfig(extra_dirs=extra[:1])))
+    assert listed_names(block) == ["in-its-skills-folder", "one-deep"]
+    block = build(tmp_path / "ws", make_config(skills=SkillsConfig(extra_dirs=extra[1:])))
+    assert listed_names(block) == ["in-its-skills-folder", "one-deep", "three-deep"]
+
+
 def test_oversized_skill_file_is_skipped(tmp_path: Path) -> None:
     write_files(tmp_path, {"skills/big/SKILL.md": skill_md("big", "B") + "x" * 256_000})
     found, diagnostics = skills.discover([tmp_path / "skills"])
@@ -87,13 +136,13 @@ def test_duplicate_name_in_one_root_keeps_the_first_path(tmp_path: Path) -> None
 
 
 def test_symlink_loops_under_skills_are_cut_and_the_compile_goes_on(tmp_path: Path) -> None:
-    write_files(tmp_path, {"skills/a/SKILL.md": skill_md("a", "A")})
-    (tmp_path / "skills/a/up").symlink_to("..")  # a directory loop
+    write_files(tmp_path, {"skills/group/a/SKILL.md": skill_md("a", "A")})
+    (tmp_path / "skills/group/up").symlink_to("..")  # a directory loop
     (tmp_path / "skills/self").symlink_to("self")  # ELOOP on open
     block = build(tmp_path)
     assert listed_names(block) == ["a"]  # the loop through `up` is walked once, `self` skipped
     assert block.diagnostics == (
-        f"{tmp_path}/skills/a/up: a link loop (it leads back to {tmp_path}/skills); skipped",
+        f"{tmp_path}/skills/group/up: a link loop (it leads back to {tmp_path}/skills); skipped",
         f"{tmp_path}/skills/self: a link loop (skills/self -> skills/self); skipped",
     )
 

@@ -34,7 +34,7 @@ def test_version_is_the_sha256_prefix_of_the_raw_bytes_and_follows_every_byte(
     ("content", "why"),
     [
         (skill_md("x", None), "no `description`"),
-        ("---\nname: x\ndescription: a: b\n---\n", "not valid YAML"),
+        ("---\nname: [x\n---\n", "not valid YAML"),
         ("# no frontmatter at all\n", "no frontmatter (a `---` block with name and description); skill skipped"),
         ("---\nname: x\ndescription: never closed\n", "never closed"),
     ],
@@ -74,10 +74,10 @@ def test_a_skill_md_block_is_found_exactly_where_a_workspace_file_block_would_be
 
 
 def test_a_skill_md_yaml_error_names_the_line_of_the_file(tmp_path: Path) -> None:
-    write_files(tmp_path, {"skills/x/SKILL.md": "---\nname: x\ndescription: a: b\n---\n"})
+    write_files(tmp_path, {"skills/x/SKILL.md": "---\nname: x\nwhen: a: b\n---\n"})
     _, diagnostics = skills.discover([tmp_path / "skills"])
     assert len(diagnostics) == 1
-    assert "frontmatter is not valid YAML (mapping values are not allowed here at line 3, column 15)" in diagnostics[0]
+    assert "frontmatter is not valid YAML (mapping values are not allowed here at line 3, column 8)" in diagnostics[0]
 
 
 def test_a_skill_md_block_is_read_as_a_yaml_document_of_whole_lines(tmp_path: Path) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from promptc.transcript.jsonline import (
     RawNumber,
@@ -86,3 +88,61 @@ def test_bytes_that_are_not_utf8_survive_decoding_and_encoding():
     raw = b'{"t": "caf\xc3\xa9 \xff\xfe"}'
     assert encode_line(decode_line(raw)) == raw
     assert loads(decode_line(raw))["t"] == "café \udcff\udcfe"
+
+
+# ---------------------------------------------------------------------------------------------
+# Depth: a line nested deeper than Python's recursion limit reads like any other
+
+
+def _nested(depth: int, inner: str = "1.50") -> str:
+    return '{"k": ' * depth + "[" * depth + inner + "]" * depth + "}" * depth
+
+
+def test_a_value_nested_far_past_the_recursion_limit_is_read():
+    value = loads(_nested(6000))
+    for _ in range(6000):
+        value = value["k"]
+    for _ in range(6000):
+        value = value[0]
+    assert value == RawNumber("1.50")
+
+
+def test_spans_of_a_deep_line_are_found():
+    text = '{"a": ' + "[" * 3000 + "]" * 3000 + ', "b": 2}'
+    members = member_spans(text, value_span(text))
+    assert text[members["b"].start : members["b"].end] == "2"
+    assert members["a"].end - members["a"].start == 6000
+
+
+@pytest.mark.parametrize(
+    "broken",
+    [
+        "[" * 3000 + "1," + "]" * 3000,
+        "[" * 3000 + "]" * 2999,
+        "[" * 3000 + "NaN" + "]" * 3000,
+        "[" * 3000 + "]" * 3001,
+        '{"a": ' * 3000 + "{1: 2}" + "}" * 3000,
+    ],
+    ids=["trailing comma", "unclosed", "NaN", "extra close", "number key"],
+)
+def test_a_deep_line_that_is_not_json_is_still_refused(broken):
+    with pytest.raises(ValueError):
+        loads(broken)
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner, max_size=4),
+    max_leaves=25,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_JSON, st.sampled_from([None, 1]), st.integers(min_value=1, max_value=3))
+def test_deep_and_shallow_reads_agree(value, indent, wrapping):
+    """The same value read below and far above the recursion limit: the deep copy holds it unchanged."""
+    text = json.dumps(value, indent=indent)
+    deep = loads("[" * (1500 * wrapping) + text + "]" * (1500 * wrapping))
+    for _ in range(1500 * wrapping):
+        deep = deep[0]
+    assert deep == loads(text)

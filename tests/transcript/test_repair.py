@@ -562,3 +562,48 @@ def test_no_backup_exists_while_the_new_file_is_written(tmp_path, monkeypatch):
     report = repair_file(path)
     assert during_write[0] == [] and [name.split("-")[0] for name in during_write[1]] == [".s1.jsonl.repair"]
     assert report.backup.read_bytes().endswith(b"{oops\n") and _siblings(path) == [report.backup.name]
+
+
+# ---------------------------------------------------------------------------------------------
+# Deep entries and the children of unreadable lines
+
+
+def test_an_entry_nested_past_the_recursion_limit_is_kept_byte_for_byte(tmp_path):
+    deep = {
+        "type": "custom",
+        "id": "c1",
+        "parentId": "e1",
+        "customType": "x",
+        "data": json.loads("[" * 900 + "]" * 900),
+    }
+    deep_line = json.dumps(deep)[:-1].replace("[" * 900 + "]" * 900, "[" * 1500 + "]" * 1500) + "}"
+    original = jsonl(HEADER, entry(U("hi"), 1)) + deep_line.encode() + b"\n" + jsonl(entry(U(""), 2, "c1"))
+    path = _file(tmp_path, original)
+    report = repair_file(path)
+    assert report.changes == {"blank_user": 1}
+    assert path.read_bytes().splitlines()[2] == deep_line.encode()
+
+
+def test_children_of_an_unreadable_dropped_line_hang_from_the_entry_before_it(tmp_path):
+    cut = b'{"type": "message", "id": "e2", "parentId": "e1", "message": {"ro\n'
+    original = jsonl(HEADER, entry(U("hi"), 1)) + cut + jsonl(entry(U("next"), 3, "e2"), entry(U("last"), 4, "e3"))
+    path = _file(tmp_path, original)
+    report = repair_file(path)
+    assert report.changes == {"malformed": 1, "relinked": 1}
+    assert _lines(path) == [HEADER, entry(U("hi"), 1), entry(U("next"), 3, "e1"), entry(U("last"), 4, "e3")]
+    assert [to_json(m) for m in replay_messages(read_session(path).entries)] == [U("hi"), U("next"), U("last")]
+    assert repair_file(path).status == "clean"
+
+
+def test_an_unreadable_line_right_after_the_header_leaves_its_child_a_root(tmp_path):
+    original = jsonl(HEADER) + b"{oops\n" + jsonl(entry(U("first"), 2, "e1"))
+    path = _file(tmp_path, original)
+    assert repair_file(path).changes == {"malformed": 1, "relinked": 1}
+    assert _lines(path) == [HEADER, entry(U("first"), 2, None)]
+
+
+def test_a_parent_that_is_still_in_the_file_is_not_relinked_after_a_dropped_line(tmp_path):
+    original = jsonl(HEADER, entry(U("a"), 1)) + b"{oops\n" + jsonl(entry(U("b"), 3, "e1"))
+    path = _file(tmp_path, original)
+    assert repair_file(path).changes == {"malformed": 1}
+    assert _lines(path) == [HEADER, entry(U("a"), 1), entry(U("b"), 3, "e1")]

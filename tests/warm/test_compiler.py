@@ -157,6 +157,42 @@ def test_the_workspace_becoming_a_git_repo_is_seen_on_the_next_turn(make_workspa
     assert compiler.compile().stable == before.stable
 
 
+def _repoint(link: Path, target: Path) -> None:
+    """Re-point `link` at `target` in one rename, as a deploy swaps a `current` link."""
+    fresh = link.with_name(link.name + ".new")
+    fresh.symlink_to(target, target_is_directory=True)
+    os.replace(fresh, link)
+
+
+@pytest.mark.parametrize("options", MODES)
+@pytest.mark.parametrize("through", ["ws", "releases/current/ws"])
+def test_a_workspace_link_re_pointed_is_followed_on_the_next_turn(tmp_path, options, through):
+    """Every turn names the workspace the link leads to now, also when the re-pointed link is a
+    directory above the workspace rather than the workspace itself."""
+    for name in ("a", "b"):
+        (tmp_path / name / "ws").mkdir(parents=True)
+        (tmp_path / name / "ws" / "SOUL.md").write_text(f"The soul of {name}.\n", encoding="utf-8")
+    link = tmp_path / ("ws" if through == "ws" else "releases/current")
+    link.parent.mkdir(exist_ok=True)
+    leads = {"ws": lambda name: tmp_path / name / "ws", "releases/current/ws": lambda name: tmp_path / name}
+    _repoint(link, leads[through]("a"))
+    compiler = Compiler(workspace=tmp_path / through, env={}, **options)
+    served = []
+    for turn in range(12):
+        name = "ab"[turn % 2]
+        if turn % 3 == 0:  # some turns follow an unchanged link, so a warm answer must stay right too
+            _repoint(link, leads[through](name))
+        else:
+            name = served[-1] if served else "a"
+        prompt = compiler.compile()
+        assert f"The soul of {name}." in prompt.text, f"turn {turn} served the other workspace"
+        served.append(name)
+    _repoint(link, leads[through]("b"))
+    assert "The soul of b." in compile_prompt(Request(workspace=tmp_path / through, env={})).text
+    _repoint(link, leads[through]("a"))
+    assert "The soul of a." in compile_prompt(Request(workspace=tmp_path / through, env={})).text
+
+
 def test_a_changed_environment_variable_is_seen_when_the_environment_is_live(make_workspace, monkeypatch):
     skill = "---\nname: s\ndescription: S\nmetadata: {requires: {env: [PROMPTC_TEST_TOKEN]}}\n---\n"
     ws = make_workspace({"skills/s/SKILL.md": skill})

@@ -5,7 +5,6 @@ entry someone wrote into the user's own private directory."""
 from __future__ import annotations
 
 import hashlib
-import inspect
 import json
 import os
 from pathlib import Path
@@ -209,41 +208,81 @@ def test_a_value_json_would_not_give_back_exactly_is_not_stored(tmp_path):
     assert set(json.loads((tmp_path / "kind-key.json").read_text())["entries"]) == {"plain"}
 
 
-def test_the_file_key_follows_the_parser_sources(tmp_path):
-    source = tmp_path / "parser.py"
-    source.write_text("one")
-    before = parsecache.file_key([str(source)])
-    assert parsecache.file_key([str(source)]) == before
-    source.write_text("two!")
-    assert parsecache.file_key([str(source)]) != before
+def test_the_fingerprint_follows_every_file_it_covers(tmp_path):
+    files = []
+    for name in ("parser.py", "deep/inner/checks.py"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("one")
+        files.append((name, tmp_path / name))
+    before = parsecache.fingerprint(files)
+    assert parsecache.fingerprint(files) == before
+    (tmp_path / "deep/inner/checks.py").write_text("two!")
+    assert parsecache.fingerprint(files) != before
+    (tmp_path / "parser.py").unlink()
+    assert parsecache.fingerprint(files) not in (before, parsecache.fingerprint(files[1:]))
 
 
 def test_the_file_key_follows_whether_pyyaml_has_libyaml(monkeypatch):
     import yaml
 
-    before = parsecache.file_key([])
+    before = parsecache.file_key()
     monkeypatch.setattr(yaml, "__with_libyaml__", not yaml.__with_libyaml__)
-    assert parsecache.file_key([]) != before
+    assert parsecache.file_key() != before
 
 
-def test_each_store_key_follows_the_sources_of_the_code_that_decides_its_entries(monkeypatch, workspace):
-    from promptc._lib import checks, frontmatter, text
-    from promptc.inputs import yamlsrc
-    from promptc.sections import sectionfile
+def test_the_package_fingerprint_covers_every_module_and_template():
+    """Among them the modules that decide whether a skill is valid or how a text is cleaned, which
+    a list of parser modules had left out: none has to be named."""
+    import promptc
+    from promptc._lib import checks, resources, text
     from promptc.skills import skillfile
 
-    keys: dict[str, tuple] = {}
-    monkeypatch.setattr(parsecache, "file_key", tuple)
-    monkeypatch.setattr(parsecache, "Store", lambda directory, kind, key, *more: keys.setdefault(kind, key))
-    Compiler(workspace=workspace, env=ENV)
-    deciders = {
-        "sections": [sectionfile.read_section, sectionfile.DELIMITERS.closing_line, yamlsrc.parse],
-        "skills": [skillfile.read, frontmatter.metadata, frontmatter.parse_block],
+    covered = {path.resolve() for _, path in parsecache.package_files()}
+    package = Path(promptc.__file__).resolve().parent
+    assert {path.resolve() for path in package.rglob("*.py") if "__pycache__" not in path.parts} == covered - {
+        path.resolve() for path in resources.templates_root().rglob("*")
     }
-    for code in deciders.values():
-        code += [checks.long_number_text, text.replace_surrogates]  # what a reading is refused or cleaned by
-    for kind, code in deciders.items():
-        assert {inspect.getsourcefile(function) for function in code} <= set(keys[kind]), kind
+    assert {Path(module.__file__).resolve() for module in (checks, text, skillfile)} <= covered
+    assert (resources.templates_root() / "defaults.yaml").resolve() in covered
+
+
+def test_a_change_to_the_package_starts_a_fresh_store(cache, workspace, templates, monkeypatch):
+    """A cache filled by one version of the code is not read by another: the edited description in
+    the old file would be listed if it were."""
+    fresh_text(workspace, templates)
+    path, data = stored(cache, "skills")
+    digest = hashlib.sha256(SKILL.encode()).hexdigest()
+    data["entries"][digest][0]["description"] = "What the old code decided"
+    path.write_text(json.dumps(data))
+    assert "What the old code decided" in fresh_text(workspace, templates)  # the same code reads it
+    monkeypatch.setattr(parsecache, "package_fingerprint", lambda: "as if checks.py had changed")
+    text = fresh_text(workspace, templates)
+    assert "What the old code decided" not in text and "Look up the forecast" in text
+    assert len(list(cache.glob("skills-*.json"))) == 2
+
+
+# --------------------------------------------------------------------------- each file checked
+
+
+@pytest.mark.skipif(not hasattr(os, "getuid"), reason="file ownership is checked only where POSIX has it")
+@pytest.mark.parametrize("kind", ["link to a world-writable file", "world-writable", "group-writable", "fifo"])
+def test_a_store_file_that_is_not_this_users_alone_is_not_read(cache, workspace, templates, tmp_path, kind):
+    expected = fresh_text(workspace, templates)
+    path, data = stored(cache, "sections")
+    planted = json.dumps(data).replace("Be kind to the plants.", "Planted by someone else.")
+    assert "Planted by someone else." in planted
+    path.unlink()
+    if kind == "fifo":
+        os.mkfifo(path, 0o600)
+    elif kind.startswith("link"):
+        target = tmp_path / "shared.json"
+        target.write_text(planted)
+        target.chmod(0o666)
+        path.symlink_to(target)
+    else:
+        path.write_text(planted)
+        path.chmod(0o646 if kind == "world-writable" else 0o660)
+    assert fresh_text(workspace, templates) == expected
 
 
 def test_a_full_store_keeps_the_entries_used_last(tmp_path):

@@ -219,7 +219,7 @@ def test_bad_hooks_are_reported_by_name(hook_module: str, function: str, message
 
 
 def test_spec_without_colon_is_reported(hook_module: str) -> None:
-    with pytest.raises(HookError, match="expected `module:function`"):
+    with pytest.raises(HookError, match="must be 'module:function'"):
         filters.apply(ALL_FILES, make_config(hooks=(hook_module,)), RunFacts(), setup_complete=False)
 
 

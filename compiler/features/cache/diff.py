@@ -1,7 +1,9 @@
 """Which cache tiers two compiles do not share, and which section or file is behind each.
 
 A provider matches a tier by the whole prefix through it, so a tier is invalidated when it or
-any tier before it changed; its causes are the units that changed at or before it. The words
+any tier before it changed; its causes are the units that changed at or before it. A provider's
+cache is per model: when the model (or the provider) differs, every tier is rewritten whatever
+the bytes, and the switch is the cause. The words
 (`cache tier 2 invalidated by USER.md`) are made here only: `cache diff`, `render --watch`,
 `snapshot check` and `bundle --check` all use `describe` / `summary`.
 """
@@ -37,10 +39,40 @@ class TierChange:
     """Units that changed in this tier or before it, in prompt order (removed ones last)."""
     own: bool
     """Whether a cause lies in this tier itself (else it only follows an earlier tier)."""
+    switch: str = ""
+    """`model` or `provider` when a switch of it rewrites the tier (whatever its bytes)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Identity:
+    """What a cache is keyed on besides the bytes: the provider and the model, when known."""
+
+    provider: str | None
+    """The provider id."""
+    model: str | None
+    """The model id."""
+
+
+def switch(before: Identity, after: Identity) -> tuple[str, str] | None:
+    """(`provider` or `model`, the line saying so) when the two sides use different caches;
+    None when they share one. No provider documents a cache shared between models."""
+    if before.provider != after.provider:
+        return (
+            "provider",
+            f"provider changed: {before.provider or '-'} -> {after.provider or '-'}: every tier rewritten",
+        )
+    if before.model != after.model:
+        return "model", f"model changed: {before.model or '-'} -> {after.model or '-'}: every tier rewritten"
+    return None
+
+
+def rewritten(after: Entries, what: str) -> tuple[TierChange, ...]:
+    """Every tier of `after`, rewritten by a switch of `what` (`model` or `provider`)."""
+    return tuple(TierChange(tier["index"], True, (), True, what) for tier in after)
 
 
 def compare(before: Entries, after: Entries) -> tuple[TierChange, ...]:
-    """Tier by tier, from both sides' tier entries."""
+    """Tier by tier, from both sides' tier entries (one provider and model)."""
     old = {u["name"]: u["sha256"] for t in before for u in t["units"]}
     old_tier = {u["name"]: t["index"] for t in before for u in t["units"]}
     new = {u["name"] for t in after for u in t["units"]}
@@ -91,6 +123,8 @@ def describe(change: TierChange) -> str:
     only follows an earlier change, `cache tier 3 invalidated by USER.md (in an earlier tier)`."""
     if not change.changed:
         return f"cache tier {change.index} unchanged"
+    if change.switch:
+        return f"cache tier {change.index} invalidated by the {change.switch} change"
     if not change.causes:
         return f"cache tier {change.index} invalidated by a change of order"
     names = ", ".join(unit_label(u) for u in change.causes)

@@ -8,6 +8,7 @@ stable parts must be equal.
 
 from __future__ import annotations
 
+import array
 import contextlib
 import dataclasses
 import shutil
@@ -19,14 +20,14 @@ from typing import Any
 
 from ... import tiers as cache_tiers
 from ..._lib.errors import Location, PromptcError, RunFactsError
-from ...emit import tokens
+from ...emit import payloads, tokens
 from ...inputs import runfacts
+from ...inputs.pricing import Rules, identity
 from ...model.prompt import CacheTier, Prompt
 from ...model.request import Request
 from ...model.runfacts import FACTS, RunFacts
 from ...warm import compiler as engine
 from ...warm.sources import KeptSources
-from .pricing import Rules
 from .simulate import Turn, Unit
 from .trace import Event, TraceError, apply
 
@@ -54,6 +55,14 @@ class Compiled:
     """The tiers as sent to Anthropic and Bedrock (ones too short to cache merged)."""
     volatile_tokens: int
     """Tokens after the last breakpoint (below the boundary)."""
+    model: str = ""
+    """The cache identity: the turn's model with its provider (a cache is per model)."""
+    sequence: bytes = b""
+    """The OpenAI request's text as automatic caching matches it (see `simulate.Turn.sequence`)."""
+    unit_bytes: tuple[int, ...] = ()
+    """Each unit's UTF-8 size with its separator (what the merge of short tiers measures)."""
+    session: str = "main"
+    """The turn's session kind."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,29 +75,42 @@ class Replay:
     """Trace lines where resetting the volatile facts changed the stable part (should be none)."""
     token_method: str
     """How tokens were counted."""
+    openai_retention: str | None = None
+    """`prompt.cache.openaiRetention` as the trace's first turn compiled it."""
 
     def turns(self, rules: Rules) -> tuple[Turn, ...]:
         """The trace as the simulator sees it under `rules`: explicit caches get the breakpoints
-        sent to them, automatic ones the compiled tiers (for naming where a miss began)."""
-        return tuple(_turn(c, c.breakpoints if rules.explicit else c.tiers) for c in self.events)
+        sent to them, automatic ones the compiled tiers (for naming where a miss began) and the
+        request's bytes (matched token by token)."""
+        if rules.explicit:
+            return tuple(_turn(c, c.breakpoints) for c in self.events)
+        return tuple(dataclasses.replace(_turn(c, c.tiers), sequence=c.sequence) for c in self.events)
 
 
-def replay(request: Request, events: Sequence[Event], trace_path: Path) -> Replay:
+def replay(request: Request, events: Sequence[Event], trace_path: Path, check_leaks: bool = True) -> Replay:
     """Compile every event of a trace over `request` (its run is the base facts) on a copy of
-    the workspace, which each event's edits change before it compiles."""
+    the workspace, which each event's edits change before it compiles (`check_leaks`: compile
+    each a second time with the volatile facts reset, to check the stable part stays)."""
     counter = _Counter()
-    with _workspace_copy(request) as workspace:
+    with _workspace_copy(request) as (workspace, source):
         compiler = engine.Compiler.from_request(dataclasses.replace(request, workspace=workspace))
         with compiler:
             compiled, leaks = [], []
             for event in events:
                 apply(event.edits, workspace, event, trace_path)
                 run = _run(request.run, event, trace_path)
-                prompt = compiler.compile(run)
-                if compiler.compile(_reset_volatile(run, request.run)).stable != prompt.stable:
+                try:
+                    prompt = compiler.compile(run)
+                    stays = (
+                        not check_leaks or compiler.compile(_reset_volatile(run, request.run)).stable == prompt.stable
+                    )
+                except PromptcError as exc:
+                    raise _as_users(exc, workspace, source, Location(str(trace_path), event.line, 1)) from exc
+                if not stays:
                     leaks.append(event.line)
                 compiled.append(_compiled(event, run, prompt, counter))
-    return Replay(tuple(compiled), tuple(leaks), counter.method)
+                retention = prompt.openai_cache_retention  # config, so the same on every turn
+    return Replay(tuple(compiled), tuple(leaks), counter.method, retention)
 
 
 def _run(base: RunFacts, event: Event, trace_path: Path) -> RunFacts:
@@ -114,7 +136,11 @@ def _compiled(event: Event, run: RunFacts, prompt: Prompt, counter: _Counter) ->
     variant = "/".join(str(_variant_value(run, name) or "-") for name in VARIANT_FACTS)
     breakpoints = cache_tiers.merged(prompt.tiers, cache_tiers.min_tokens(prompt.model)) if prompt.breakpoints else ()
     rest = cache_tiers.uncovered(prompt.volatile, prompt.units)
-    return Compiled(event, variant, units, prompt.tiers, breakpoints, counter(rest) if rest else 0)
+    model = identity(run.provider, run.model)
+    rest_tokens = counter(rest) if rest else 0
+    sequence = counter.sequence(payloads.unmarked_text(prompt))
+    sizes = tuple(len((u.text + u.separator).encode("utf-8")) for u in prompt.units)
+    return Compiled(event, variant, units, prompt.tiers, breakpoints, rest_tokens, model, sequence, sizes, run.session)
 
 
 def _turn(compiled: Compiled, tiers: Sequence[CacheTier]) -> Turn:
@@ -123,7 +149,9 @@ def _turn(compiled: Compiled, tiers: Sequence[CacheTier]) -> Turn:
         position += len(tier.units)
         ends.append(position)
     ttls = tuple(t.ttl for t in tiers)
-    return Turn(compiled.event.at, compiled.variant, compiled.units, tuple(ends), ttls, compiled.volatile_tokens)
+    return Turn(
+        compiled.event.at, compiled.variant, compiled.units, tuple(ends), ttls, compiled.volatile_tokens, compiled.model
+    )
 
 
 class _Counter:
@@ -143,10 +171,30 @@ class _Counter:
             self.seen[text] = int(self.count(text))
         return self.seen[text]
 
+    def sequence(self, text: str) -> bytes:
+        """`text` as `simulate.Turn.sequence`: its token ids, four bytes each, or its UTF-8 bytes
+        when tokens are estimated as four bytes each."""
+        ids = tokens.encode(text) if self.exact else None
+        return text.encode("utf-8") if ids is None else array.array("I", ids).tobytes()
+
+
+def _as_users(exc: PromptcError, copy: Path, source: Path, turn: Location) -> TraceError:
+    """A compile error of a simulated turn in the user's terms: the workspace's own path where
+    the error names the temporary copy's, and the trace line of the turn."""
+
+    def shown(text: str) -> str:
+        return text.replace(str(copy), str(source))
+
+    where = exc.location
+    if where is not None and where.path is not None:
+        where = Location(shown(where.path), where.line, where.column)
+    return TraceError(f"turn on {turn}: {shown(exc.message)}", where or turn)
+
 
 @contextlib.contextmanager
-def _workspace_copy(request: Request) -> Iterator[Path]:
-    """A temporary copy of the request's workspace (its `.git` left out), removed afterwards."""
+def _workspace_copy(request: Request) -> Iterator[tuple[Path, Path]]:
+    """A temporary copy of the request's workspace (its `.git` left out), removed afterwards,
+    with the workspace it copies."""
     sources = KeptSources(request.fixed())
     source = sources.workspace_root(sources.config(request.run.agent))
     with tempfile.TemporaryDirectory(prefix="promptc-cache-") as temp:
@@ -155,4 +203,4 @@ def _workspace_copy(request: Request) -> Iterator[Path]:
             shutil.copytree(source, target, symlinks=True, ignore=shutil.ignore_patterns(".git"))
         except OSError as exc:
             raise PromptcError(f"cannot copy the workspace for the simulation: {exc}", Location(str(source))) from exc
-        yield target
+        yield target, source

@@ -7,20 +7,30 @@
 base facts (`--run`) for this turn only; `edits` change the simulation's copy of the workspace
 before the turn compiles: `append` adds a line, `write` replaces the file, `replace: [old, new]`
 changes the first occurrence, `delete: true` removes it.
+
+A trace is read as a regular file of at most MAX_TRACE_BYTES (never a FIFO or a device), and an
+edit writes or deletes only below the simulation's copy of the workspace: a path through a
+symlink there, or one no file system could hold, is refused with the trace line.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from ..._lib.errors import Location, PromptcError
-from ..._lib.fsutil import write_text_atomic
+from ..._lib.errors import Location, PromptcError, one_line
+from ..._lib.fsutil import Refused, read_input, read_regular, write_text_atomic
+from ..._lib.owned import owned_path
 
 EDIT_KINDS = ("append", "write", "replace", "delete")
+MAX_TRACE_BYTES = 64 * 1024 * 1024
+"""The largest trace file read (a 200-turn trace is tens of kilobytes)."""
+MAX_EDITED_BYTES = 16 * 1024 * 1024
+"""The largest workspace file an edit reads back to change it."""
 
 
 class TraceError(PromptcError):
@@ -57,10 +67,11 @@ class Event:
 
 def load(path: Path) -> tuple[Event, ...]:
     """Every event of a trace file, validated; errors name the line."""
+    data = read_input(Path(path), TraceError, MAX_TRACE_BYTES)
     try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise TraceError(f"cannot read trace: {exc}", Location(str(path))) from exc
+        lines = data.decode("utf-8").splitlines()
+    except UnicodeDecodeError as exc:
+        raise TraceError(f"cannot read trace: not UTF-8 (byte {exc.start + 1})", Location(str(path))) from exc
     events: list[Event] = []
     for number, line in enumerate(lines, start=1):
         if line.strip():
@@ -71,17 +82,14 @@ def load(path: Path) -> tuple[Event, ...]:
 
 
 def _event(line: str, where: Location, previous_at: float) -> Event:
-    try:
-        data = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise TraceError(f"not valid JSON: {exc.msg}", Location(where.path, where.line, exc.colno)) from exc
+    data = _parsed(line, where)
     if not isinstance(data, dict):
         raise TraceError("an event must be a JSON object", where)
     unknown = sorted(set(data) - {"at", "run", "edits"})
     if unknown:
         raise TraceError(f"unknown event key {unknown[0]!r} (expected at, run, edits)", where)
-    at = data.get("at", previous_at)
-    if isinstance(at, bool) or not isinstance(at, (int, float)) or at < previous_at:
+    at = _seconds(data.get("at", previous_at))
+    if at is None or at < previous_at:
         raise TraceError(f"'at' must be a number of seconds, not before the previous event ({previous_at})", where)
     run = data.get("run", {})
     if not isinstance(run, dict):
@@ -89,7 +97,37 @@ def _event(line: str, where: Location, previous_at: float) -> Event:
     edits = data.get("edits", [])
     if not isinstance(edits, list):
         raise TraceError("'edits' must be a list", where)
-    return Event(float(at), run, tuple(_edit(item, where) for item in edits), where.line or 0)
+    return Event(at, run, tuple(_edit(item, where) for item in edits), where.line or 0)
+
+
+def _parsed(line: str, where: Location) -> Any:
+    """One line's JSON; too deep, a number too long, or a lone surrogate is a located error."""
+    try:
+        data = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise TraceError(f"not valid JSON: {exc.msg}", Location(where.path, where.line, exc.colno)) from exc
+    except RecursionError as exc:
+        raise TraceError("not valid JSON: nested too deeply", where) from exc
+    except ValueError as exc:  # an integer of thousands of digits
+        raise TraceError("not valid JSON: a number too long to read", where) from exc
+    try:
+        json.dumps(data, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise TraceError("a string holds a lone surrogate (\\ud800-\\udfff), which is not text", where) from exc
+    except RecursionError as exc:
+        raise TraceError("not valid JSON: nested too deeply", where) from exc
+    return data
+
+
+def _seconds(value: Any) -> float | None:
+    """A finite number of seconds, or None."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        seconds = float(value)
+    except OverflowError:
+        return None
+    return seconds if math.isfinite(seconds) else None
 
 
 def _edit(item: Any, where: Location) -> Edit:
@@ -118,16 +156,41 @@ def _check_relative(name: str, where: Location) -> None:
 
 
 def apply(edits: tuple[Edit, ...], workspace: Path, event: Event, trace: Path) -> None:
-    """Apply one event's edits to the simulation's workspace copy."""
+    """Apply one event's edits to the simulation's workspace copy, never outside it; errors name
+    the trace line (never the copy's path)."""
+    where = Location(str(trace), event.line, 1)
     for edit in edits:
-        target = workspace / edit.file
-        current = target.read_text(encoding="utf-8") if target.is_file() else ""
-        if edit.kind == "delete":
-            target.unlink(missing_ok=True)
-            continue
-        if edit.kind == "replace" and edit.old not in current:
-            raise TraceError(f"replace in {edit.file}: text not found", Location(str(trace), event.line, 1))
-        write_text_atomic(target, _edited(current, edit))
+        shown = one_line(repr(edit.file))
+        try:
+            _apply_one(edit, owned_path(workspace, edit.file), where)
+        except Refused as exc:
+            raise TraceError(f"edit of {shown}: {exc.detail}", where) from exc
+        except OSError as exc:
+            raise TraceError(f"edit of {shown}: {exc.strerror or type(exc).__name__}", where) from exc
+
+
+def _apply_one(edit: Edit, target: Path, where: Location) -> None:
+    if edit.kind == "delete":
+        if target.is_dir():
+            raise TraceError(f"edit of {one_line(repr(edit.file))}: cannot delete a directory", where)
+        target.unlink(missing_ok=True)
+        return
+    current = _current(target, edit, where)
+    if edit.kind == "replace" and edit.old not in current:
+        raise TraceError(f"replace in {one_line(edit.file)}: text not found", where)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    write_text_atomic(target, _edited(current, edit))
+
+
+def _current(target: Path, edit: Edit, where: Location) -> str:
+    """The file's text before the edit ('' when it does not exist yet)."""
+    if not target.exists():
+        return ""
+    data, _ = read_regular(target, MAX_EDITED_BYTES)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise TraceError(f"edit of {one_line(repr(edit.file))}: the file is not UTF-8 text", where) from exc
 
 
 def _edited(current: str, edit: Edit) -> str:

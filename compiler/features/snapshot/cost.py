@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from ... import tiers as cache_tiers
 from ...emit import tokens
-from ..cache.pricing import ANTHROPIC, RULE_SETS, Rules
+from ...inputs.pricing import ANTHROPIC, RULE_SETS, Rules
 
 TURNS = 1000
 """The number of turns a review report prices."""

@@ -54,7 +54,9 @@ def left_alone(root: Path, scenarios: Sequence[Scenario], directories: Iterable[
     inputs = [path for s in scenarios for path in s.inputs]
     found = []
     for name in sorted(set(directories)):
-        for folder, files in walk_tree(root / name, WALK_DEPTH, follow_links=False, skip=_hidden):
+        for folder, files in walk_tree(
+            root / name, WALK_DEPTH, follow_links=False, skip=lambda path: _hidden(path.name)
+        ):
             for file in files:
                 path = folder / file
                 if _hidden(file) or (folder == root / name and file in (*OUTPUT_NAMES, SCENARIO_FILE)):

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from ..._lib.text import plural
-from ..cache.pricing import RULE_SETS
+from ...inputs.pricing import RULE_SETS
 from . import cost, worddiff
 from .drift import Check
 from .review import Count, Review, ScenarioReview, build

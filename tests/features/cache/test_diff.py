@@ -149,3 +149,33 @@ def test_cache_diff_names_heartbeat_md_when_the_last_tier_reaches_it(run_cli, ma
         "cache tier 3 invalidated by HEARTBEAT.md (Dynamic Project Context)",
         "  (the bundle keeps no volatile text to compare with)",
     ]
+
+
+# --------------------------------------------------------------------------- a cache is per model
+
+
+def test_cache_diff_between_runs_differing_only_in_model_rewrites_every_tier(run_cli, workspaces, write_yaml):
+    before, _ = workspaces
+    sonnet = write_yaml("sonnet.yaml", "chat_type: direct\nprovider: anthropic\nmodel: anthropic/claude-sonnet-4-5\n")
+    opus = write_yaml("opus.yaml", "chat_type: direct\nprovider: anthropic\nmodel: anthropic/claude-opus-4-1\n")
+    code, out, _ = run_cli("cache", "diff", "--runs", sonnet, opus, "--workspace", before)
+    assert code == 1
+    assert out.splitlines() == [
+        "model changed: anthropic/claude-sonnet-4-5 -> anthropic/claude-opus-4-1: every tier rewritten",
+        "cache tier 1 invalidated by the model change",
+        "cache tier 2 invalidated by the model change",
+        "cache tier 3 invalidated by the model change",
+    ]
+    # The same model on both sides shares the cache: nothing is rewritten.
+    code, out, _ = run_cli("cache", "diff", "--runs", opus, opus, "--workspace", before)
+    assert code == 0 and "model changed" not in out
+
+
+def test_cache_diff_names_a_provider_switch(run_cli, workspaces, write_yaml):
+    before, _ = workspaces
+    anthropic = write_yaml("a.yaml", "chat_type: direct\nprovider: anthropic\nmodel: claude-sonnet-4-5\n")
+    bedrock = write_yaml("b.yaml", "chat_type: direct\nprovider: bedrock\nmodel: claude-sonnet-4-5\n")
+    code, out, _ = run_cli("cache", "diff", "--runs", anthropic, bedrock, "--workspace", before)
+    assert code == 1
+    assert out.splitlines()[0] == "provider changed: anthropic -> bedrock: every tier rewritten"
+    assert out.splitlines()[1] == "cache tier 1 invalidated by the provider change"

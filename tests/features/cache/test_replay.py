@@ -109,6 +109,15 @@ def test_the_text_report_names_the_causes(run_cli, make_workspace, tmp_path):
     assert code == 0
     assert "stable part changed by a volatile fact: 0 of 2 turns" in out
     assert "x  changed: USER.md" in out and "anthropic: cost " in out
+    from promptc.inputs.pricing import ANTHROPIC
+
+    assert f"money at the prices of templates/pricing.yaml as of {ANTHROPIC.as_of} (USD" in out
+    data = simulate(run_cli, write_trace(tmp_path, events), *INPUTS, "--workspace", workspace)
+    anthropic = data["providers"]["anthropic"]
+    assert data["prices"]["as_of"] == ANTHROPIC.as_of
+    # Every turn is on Sonnet 4.5 (the base run): $3 per million base-input units.
+    assert anthropic["money"] == pytest.approx(anthropic["cost"] * 3 / 1_000_000, rel=1e-4)
+    assert f"(${anthropic['money']:,.4f}) of" in out
 
 
 def test_a_bad_trace_is_a_located_error(run_cli, tmp_path):
@@ -180,3 +189,35 @@ def test_a_session_kind_sent_uncached_writes_nothing_and_pays_the_base_price(run
         # Every token sent is still counted: the heartbeat's stable part moves from written to uncached.
         assert skipped["providers"][name]["total_tokens"] == cached["providers"][name]["total_tokens"]
         assert skipped["providers"][name]["written"] == first_turn_writes < cached["providers"][name]["written"]
+
+
+def _first_line_per_model():
+    """Trace line of each model's first turn, read from the trace and the base run by hand."""
+    first = {}
+    lines = (EXAMPLES / "trace.jsonl").read_text(encoding="utf-8").splitlines()
+    for number, line in enumerate(lines, start=1):
+        model = json.loads(line).get("run", {}).get("model", "anthropic/claude-sonnet-4-5")
+        first.setdefault(model, number)
+    return first
+
+
+@pytest.mark.parametrize("name", ["anthropic", "bedrock", "openai"])
+def test_the_example_trace_writes_on_the_first_turn_of_each_model(example, name):
+    first = _first_line_per_model()
+    assert set(first) == {"anthropic/claude-sonnet-4-5", "anthropic/claude-opus-4-1", "openai/gpt-5.5"}
+    written = {w["line"] for w in example["providers"][name]["writes"]}
+    assert set(first.values()) <= written
+    for line in first.values():
+        if line > 1:  # another model had cached the same bytes already; this one has not
+            assert {w["cause"] for w in example["providers"][name]["writes"] if w["line"] == line} == {FIRST_USE}
+
+
+def test_a_model_switch_writes_though_the_bytes_are_the_same(run_cli, make_workspace, tmp_path):
+    workspace = make_workspace(FILES)
+    sonnet = {"chat_type": "direct", "model": "anthropic/claude-sonnet-4-5"}
+    opus = {"chat_type": "direct", "model": "anthropic/claude-opus-4-1"}
+    events = [{"at": 0, "run": sonnet}, {"at": 20, "run": opus}, {"at": 40, "run": sonnet}, {"at": 60, "run": opus}]
+    data = simulate(run_cli, write_trace(tmp_path, events), *INPUTS, "--workspace", workspace)
+    writes = data["providers"]["anthropic"]["writes"]
+    assert {w["line"] for w in writes} == {1, 2}  # each model's first turn; later turns read their own
+    assert {w["cause"] for w in writes} == {FIRST_USE}

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from promptc.features.cache.pricing import ANTHROPIC, OPENAI
 from promptc.features.cache.simulate import CHANGED, EXPIRED, EXPIRED_AND_CHANGED, FIRST_USE, Turn, Unit, simulate
+from promptc.inputs.pricing import ANTHROPIC, OPENAI
 
 
 def unit(name: str, tokens: int, version: str = "v1") -> Unit:
@@ -121,3 +121,79 @@ def test_totals_and_cached_share_add_up():
     assert result.total_tokens == 2 * 2100
     assert result.cached_share == pytest.approx(2000 / 4200)
     assert result.cost == pytest.approx(2000 * 1.25 + 100 + 2000 * 0.1 + 100)
+
+
+# --------------------------------------------------------------------------- per model: identity, minimum, money
+
+
+def test_a_cache_is_per_model_so_the_first_turn_on_each_model_writes():
+    opus = "anthropic/claude-opus-4-1"
+    trace = [
+        turn(0, ONE_TIER, [1]),
+        Turn(20, "main", tuple(ONE_TIER), (1,), ("5m",), 100, opus),
+        turn(40, ONE_TIER, [1]),
+        Turn(60, "main", tuple(ONE_TIER), (1,), ("5m",), 100, opus),
+    ]
+    result = simulate(trace, ANTHROPIC)
+    assert [t.written for t in result.turns] == [2000, 2000, 0, 0]
+    assert [w.cause for w in result.writes] == [FIRST_USE, FIRST_USE]
+
+
+def test_money_is_the_units_at_the_turns_model_input_price():
+    # Opus 4.1: $15 per million input tokens; Sonnet 4.5 (and an unknown model): $3.
+    one = simulate([Turn(0, "main", tuple(ONE_TIER), (1,), ("5m",), 100, "anthropic/claude-opus-4-1")], ANTHROPIC)
+    assert one.cost == pytest.approx(2000 * 1.25 + 100)
+    assert one.money == pytest.approx((2000 * 1.25 + 100) * 15 / 1_000_000)
+    assert one.money_without_cache == pytest.approx(2100 * 15 / 1_000_000)
+    plain = simulate([turn(0, ONE_TIER, [1])], ANTHROPIC)
+    assert plain.money == pytest.approx((2000 * 1.25 + 100) * 3 / 1_000_000)
+    assert plain.writes[0].money == pytest.approx(2000 * 1.25 * 3 / 1_000_000)
+
+
+def test_a_model_with_a_larger_minimum_caches_nothing_under_it():
+    # Haiku 4.5 caches nothing under 4,096 tokens: 2,000 are sent at the base price.
+    haiku = Turn(0, "main", tuple(ONE_TIER), (1,), ("5m",), 100, "anthropic/claude-haiku-4-5")
+    first = simulate([haiku], ANTHROPIC).turns[0]
+    assert (first.written, first.uncached, first.cost) == (0, 2100, 2100)
+
+
+# --------------------------------------------------------------------------- automatic caching, token by token
+
+
+def tokens_of(*runs):
+    """A request's sequence: each (token value, count) run, four bytes a token."""
+    return b"".join(value.to_bytes(4, "little") * count for value, count in runs)
+
+
+def test_automatic_caching_matches_token_by_token_past_a_changed_unit_start():
+    before = [unit("section:all", 1100), unit("file:MEMORY.md", 300)]
+    after = [before[0], unit("file:MEMORY.md", 300, "v2")]
+    first = Turn(0, "main", tuple(before), (1, 2), ("5m", "5m"), 50, "", tokens_of((1, 1400), (9, 50)))
+    # The edit changes MEMORY.md from its 101st token on: 1,200 tokens agree.
+    second = Turn(10, "main", tuple(after), (1, 2), ("5m", "5m"), 50, "", tokens_of((1, 1200), (2, 200), (9, 50)))
+    cost = simulate([first, second], OPENAI).turns[1]
+    # 1,200 matched: 1,024 plus one whole step of 128 served; 200 stable tokens missed; the rest uncached.
+    assert (cost.read, cost.written, cost.uncached) == (1152, 200, 98)
+    assert cost.cost == pytest.approx(1152 * 0.1 + 200 + 98)
+    assert [(w.tier, w.cause) for w in cost.writes] == [(2, CHANGED)]
+
+
+def test_automatic_caching_continues_into_the_volatile_part_as_far_as_it_agrees():
+    units = [unit("section:all", 1100), unit("file:MEMORY.md", 300)]
+    first = Turn(0, "main", tuple(units), (2,), ("5m",), 50, "", tokens_of((1, 1400), (9, 50)))
+    second = Turn(10, "main", tuple(units), (2,), ("5m",), 50, "", tokens_of((1, 1400), (9, 30), (8, 20)))
+    cost = simulate([first, second], OPENAI).turns[1]
+    # 1,430 tokens agree: 1,024 plus three whole steps of 128 = 1,408 served.
+    assert (cost.read, cost.written, cost.uncached) == (1408, 0, 42)
+
+
+def test_extended_retention_keeps_an_openai_entry_for_a_day():
+    from promptc.inputs.pricing import with_retention
+
+    units = [unit("section:all", 2000)]
+    sequence = tokens_of((1, 2000), (9, 100))
+    turns = [Turn(at, "main", tuple(units), (1,), ("5m",), 100, "", sequence) for at in (0, 3600, 3600 * 20)]
+    in_memory = simulate(turns, OPENAI)
+    extended = simulate(turns, with_retention(OPENAI, "24h"))
+    assert [t.read for t in in_memory.turns] == [0, 0, 0]
+    assert [t.read for t in extended.turns] == [0, 2048, 2048]  # 2,100 agree: 1,024 + 8 x 128

@@ -119,8 +119,13 @@ def test_okbest_prints_the_summary_and_the_same_stdout_as_quiet(run_cli):
     quiet = run_cli("render", "--workspace", OKBEST, "--quiet")
     assert (loud[0], loud[1]) == (quiet[0], quiet[1]) == (0, quiet[1]) and quiet[2] == ""
     warnings = _warnings(loud[2])
-    # This workspace: MEMORY.md 98,507 -> 19,964 characters (75/25 of what the marker leaves), 14 SKILL.md files skipped, 83 descriptions cut to 23.
+    # This workspace: MEMORY.md 98,507 -> 19,964 characters (75/25 of what the marker leaves), 10 SKILL.md files skipped, 85 descriptions cut to 18,
+    # two SKILL.md files whose frontmatter strict YAML refuses (read line by line, each named).
     assert warnings[0] == "MEMORY.md cut from 98,507 to 19,964 characters (per-file limit)"
-    assert warnings[1].startswith("14 SKILL.md files skipped (")
-    assert warnings[2] == "83 skill descriptions cut to at most 23 characters to fit the skills budget"
-    assert len(warnings) == 3  # each skipped skill's own diagnostic is in `promptc context`, not here
+    assert warnings[1].startswith("10 SKILL.md files skipped (")
+    assert warnings[2] == "85 skill descriptions cut to at most 18 characters to fit the skills budget"
+    assert [w.split(": ", 1)[0].rsplit("/", 2)[1] for w in warnings[3:]] == [
+        "a-stock-analysis-1.0.0",
+        "feishu-drive-1.0.0",
+    ]
+    assert len(warnings) == 5  # each skipped skill's own diagnostic is in `promptc context`, not here
