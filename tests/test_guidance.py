@@ -8,25 +8,10 @@ import pytest
 
 from promptc import Request, RunFacts, Tool, compile_prompt
 
-from support.guidance import POINTS
+from support.guidance import POINTS, TURN_TOOLS
 from support.paths import CORPUS
 
 WORKSPACE = CORPUS / "okbest2024-backup"
-TOOLS = [
-    "read",
-    "write",
-    "edit",
-    "exec",
-    "process",
-    "web_search",
-    "web_fetch",
-    "message",
-    "gateway",
-    "sessions_spawn",
-    "session_status",
-    "memory_search",
-    "memory_get",
-]
 CONFIG = (
     "agents.defaults.userTimezone=Europe/Berlin",
     "agents.defaults.heartbeat.enabled=true",
@@ -42,7 +27,7 @@ def turn(**changes) -> RunFacts:
         "channel": "telegram",
         "chat_type": "group",
         "capabilities": ("inlineButtons",),
-        "tools": tuple(Tool(name) for name in TOOLS),
+        "tools": tuple(Tool(name) for name in TURN_TOOLS),
         "owners": ("+15551230000",),
         "extra_prompt": "Group chat: platform team. Be brief.",
         "model": "anthropic/claude-sonnet-4-6",

@@ -9,6 +9,23 @@ through unchanged (the TTS hint, the extra prompt, the Runtime line's values) ar
 
 from __future__ import annotations
 
+TURN_TOOLS = (
+    "read",
+    "write",
+    "edit",
+    "exec",
+    "process",
+    "web_search",
+    "web_fetch",
+    "message",
+    "gateway",
+    "sessions_spawn",
+    "session_status",
+    "memory_search",
+    "memory_get",
+)
+"""The tools of the comparison turn (the harness's example turn), in its order."""
+
 POINTS: dict[str, str] = {
     # Tooling
     "tooling.exact_names": "call by exact, case-sensitive name",
