@@ -12,7 +12,8 @@ only the facts' one skill). Reports, per case:
 - file sizes (full and minimal modes): the same files injected, each within 1% of OpenClaw's size
   (UTF-16 code units on both sides, as OpenClaw counts);
 - the built-in guidance size for okbest2024-backup main/full: the prompt minus file headings,
-  file bodies and the skills list.
+  file bodies and the skills list; and how many of OpenClaw's instructions there
+  (tests/support/guidance.py) promptc's prompt carries.
 
     python bench/openclaw_compare.py [--workers 2] [--show N] [--only WORKSPACE]
 
@@ -147,9 +148,23 @@ def compare(all_cases, facts, table, show: int) -> None:
     print(f"... with OpenClaw's frontmatter not counted (promptc strips it by design): {bodies_ok}/{sized}")
 
 
+def guidance_points() -> dict[str, str]:
+    """The table of OpenClaw's instructions and promptc's phrases (tests/support/guidance.py)."""
+    sys.path.insert(0, str(ref.REPO / "tests"))
+    from support.guidance import POINTS
+
+    return POINTS
+
+
 def guidance(facts) -> None:
     ws = ref.CORPUS / "okbest2024-backup"
-    ours = ref.promptc_guidance(ref.promptc(ws, facts, "main", "full"))
+    prompt = ref.promptc(ws, facts, "main", "full")
+    points = guidance_points()
+    missing = [point for point, phrase in points.items() if phrase not in prompt.text]
+    print(f"okbest2024-backup main/full guidance points present: {len(points) - len(missing)}/{len(points)}")
+    if missing:
+        print(f"    missing: {', '.join(missing)}")
+    ours = ref.promptc_guidance(prompt)
     theirs = ref.openclaw_guidance(ref.openclaw(ws, facts, "main", "full", prompt=True))
     print(
         f"okbest2024-backup main/full guidance chars (prompt minus files and skills): promptc {len(ours)}, OpenClaw {len(theirs)}"

@@ -18,6 +18,7 @@ from promptc.model.runfacts import ExecSession
 from promptc.warm.compiler import compile_once as compile_pending
 from promptc.workspace import budget
 
+from support.guidance import TURN_TOOLS
 from support.paths import CORPUS
 
 MARKER = "<!-- PROMPT_CACHE_BOUNDARY -->"
@@ -558,21 +559,6 @@ def test_bundles_treat_the_chat_type_as_an_axis(run_cli, make_workspace, write_y
 # --------------------------------------------------------------------------- guidance points
 
 OKBEST = CORPUS / "okbest2024-backup"
-TURN_TOOLS = (
-    "read",
-    "write",
-    "edit",
-    "exec",
-    "process",
-    "web_search",
-    "web_fetch",
-    "message",
-    "gateway",
-    "sessions_spawn",
-    "session_status",
-    "memory_search",
-    "memory_get",
-)
 
 
 @pytest.fixture(scope="module")
