@@ -1,8 +1,8 @@
 """Remove the legacy heartbeat-prompt block that older workspace templates carry in their files.
 
 Older AGENTS.md templates quoted the runtime's default heartbeat prompt under a
-`Default heartbeat prompt:` line. The runtime states its real heartbeat prompt itself (the
-Heartbeats section), so a stale copy in a file only contradicts it: the block is removed before
+`Default heartbeat prompt:` line. The runtime sends its real heartbeat prompt as the heartbeat
+turn's own message, so a stale copy in a file only contradicts it: the block is removed before
 injection, and nothing else in the file changes.
 """
 
