@@ -14,8 +14,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import yaml
-
 from .._lib import checks, resources
 from ..inputs import configdocs, configkeys, openclaw, valuechecks
 from ..inputs.configkeys import Field, ListOf, MapOf, Node
@@ -123,7 +121,7 @@ UNCHECKED = "An OpenClaw setting promptc does not use: accepted without checks."
 
 def config_schema() -> dict[str, Any]:
     """A config file (YAML, JSON or JSON5; also OpenClaw's openclaw.json)."""
-    defaults = yaml.safe_load((resources.templates_root() / "defaults.yaml").read_text(encoding="utf-8"))
+    defaults = resources.shipped_yaml("defaults.yaml")
     return {"$schema": DRAFT, "title": "promptc config", **config_node(configkeys.SCHEMA, "", defaults)}
 
 

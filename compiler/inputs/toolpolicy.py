@@ -21,9 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import yaml
-
-from .._lib.resources import templates_root
+from .._lib.resources import shipped_yaml
 from ..model.config import ResolvedConfig
 from ..model.runfacts import RunFacts, Tool
 
@@ -56,7 +54,7 @@ class Step:
 @functools.cache
 def catalogue() -> Catalogue:
     """templates/tools.yaml, read once."""
-    data = yaml.safe_load((templates_root() / "tools.yaml").read_text(encoding="utf-8"))
+    data = shipped_yaml("tools.yaml")
     tools: dict[str, dict[str, Any]] = data["tools"]
     groups: dict[str, list[str]] = {"group:openclaw": [n for n, t in tools.items() if t["openclaw"]]}
     for name, tool in tools.items():

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import yaml
-
 from ..._lib import resources
 from ...inputs import configdocs, configkeys, valuechecks
 from ...inputs.configkeys import Field, ListOf, MapOf, Node, Table
@@ -30,7 +28,7 @@ LONG = 60
 
 def page() -> str:
     """The whole page."""
-    defaults = yaml.safe_load((resources.templates_root() / "defaults.yaml").read_text(encoding="utf-8"))
+    defaults = resources.shipped_yaml("defaults.yaml")
     parts = [NOTICE, INTRO]
     for key, node in configkeys.SCHEMA.fields.items():
         rows = _rows(node, key, defaults.get(key))
