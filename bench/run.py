@@ -263,7 +263,7 @@ def cli_in_process(scratch: Path, reps: float) -> None:
 
         def render() -> None:
             sink.seek(0)
-            with contextlib.redirect_stdout(sink):
+            with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):  # the prompt and its warnings
                 cli.main(argv)
 
         text = Compiler(config_paths=[config_for(workspace, scratch)]).compile(_facts_of(run_file)).text
