@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ._lib import pricetable
 from ._lib.errors import ConfigError, Location, did_you_mean
 from .model.config import CacheConfig
 from .model.prompt import CacheTier, PromptUnit
@@ -25,11 +26,6 @@ from .model.units import (
 
 DEFAULT_TTLS = ("1h", "5m")
 """With no `prompt.cache.ttl`: an hour on the first tier, five minutes on later ones."""
-BREAKPOINT_PROVIDER = "anthropic"
-"""Whose minimums a model with no known provider prefix is measured by (breakpoints are an
-Anthropic and Bedrock feature; both publish the same minimums for Claude models)."""
-
-
 @dataclass(frozen=True, slots=True)
 class Merge:
     """A configured tier whose prefix is too short for its model's cache: its breakpoint is not
@@ -155,11 +151,8 @@ def estimate_tokens(text: str) -> int:
 def min_tokens(model: str | None, provider: str | None = None) -> int:
     """The shortest prefix the model's provider caches, from the price table (`provider`: by
     default the model id's `provider/` prefix)."""
-    from .features.cache import pricing
-
-    rule_sets = pricing.table()
     named = provider or (model or "").partition("/")[0].lower()
-    return rule_sets.get(named, rule_sets[BREAKPOINT_PROVIDER]).price(model).min_tokens
+    return int(pricetable.row(named, model)["min_tokens"])
 
 
 def merges(tiers: Sequence[CacheTier], minimum: int) -> tuple[Merge, ...]:

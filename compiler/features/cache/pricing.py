@@ -15,9 +15,7 @@ from functools import cache
 from types import MappingProxyType
 from typing import Any
 
-import yaml
-
-from ..._lib.resources import templates_root
+from ..._lib import pricetable
 
 TTLS: tuple[str, ...] = ("5m", "1h")
 """The cache lifetimes a breakpoint can ask for, shortest first."""
@@ -150,7 +148,7 @@ def _note(name: str, explicit: bool, default: ModelPrice, write: Mapping[str, fl
 @cache
 def table() -> Mapping[str, Rules]:
     """Every provider's rule set from the shipped price table, by name, in report order."""
-    data = yaml.safe_load((templates_root() / "pricing.yaml").read_text(encoding="utf-8"))
+    data = pricetable.load()
     as_of, currency = str(data["as_of"]), str(data["currency"])
     return MappingProxyType({name: _rules(name, row, as_of, currency) for name, row in data["providers"].items()})
 
