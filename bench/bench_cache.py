@@ -1,20 +1,26 @@
-"""Prompt-cache cost of the cache layouts on the example trace (issue 11), as ratios in one run.
+"""Prompt-cache cost of the cache layouts on the example trace, as ratios in one run.
 
 For each corpus workspace the shipped trace (examples/trace.jsonl over examples/run.yaml and
-examples/config.yaml) is replayed once per layout and priced by Anthropic's rules (write 1.25x
-for 5m / 2x for 1h, read 0.1x, lifetime refreshed on a hit, 1,024-token minimum):
+examples/config.yaml) is replayed once per layout and priced by Anthropic's rules and prices
+(templates/pricing.yaml: write 1.25x for 5m / 2x for 1h, read 0.1x, lifetime refreshed on a hit,
+each model's own minimum), with a cache per model: a turn on another model than the last never
+reads what that one wrote.
 
 - single breakpoint, 5m: one tier at the boundary (`prompt.cache.tiers: []`, ttl 5m), the baseline;
 - default: the shipped config (three tiers; 1h on the first, 5m after);
 - one-hour TTL everywhere: the default tiers with `prompt.cache.ttl: 1h`;
-- recommended (long-lived agents): what the README recommends.
+- recommended (long-lived agents): what the README recommends;
+- optimized: what `promptc cache optimize` finds for this workspace and trace (`--no-optimize` skips it).
 
 When OpenClaw is installed (../shared/tools/openclaw-ref), its own prompts are priced too: the
 harness runs once per distinct workspace state x turn facts, given the skills promptc lists
-(the harness lists none unless told), with one breakpoint at its boundary and a 5m TTL, and
-our costs are also given as ratios to it. Token counts: o200k with the `tokens` extra, otherwise the bytes/4 estimate.
+(the harness lists none unless told), with one breakpoint at its boundary and a 5m TTL, on the
+same per-model caches, and our costs are also given as ratios to it, twice: as they are, and
+size-neutral, with every stable unit of promptc's scaled by OpenClaw's mean stable size over
+promptc's, so a saving that comes from shorter text is not counted as the layout's. Token
+counts: o200k with the `tokens` extra, otherwise the bytes/4 estimate.
 
-    python bench/bench_cache.py [--workspaces okbest2024-backup openclaw-templates-2026.9.6] [--no-openclaw]
+    python bench/bench_cache.py [--workspaces okbest2024-backup openclaw-templates-2026.9.6] [--no-openclaw] [--no-optimize]
 """
 
 from __future__ import annotations
@@ -37,10 +43,11 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from promptc import Request, RunFacts, load_run_facts  # noqa: E402
-from promptc.features.cache import replay, simulate, trace  # noqa: E402
+from promptc.features.cache import optimize, replay, simulate, trace  # noqa: E402
 from promptc.features.cache.simulate import Turn, Unit  # noqa: E402
 from promptc.inputs import runfacts  # noqa: E402
-from promptc.inputs.pricing import ANTHROPIC  # noqa: E402
+from promptc.inputs.pricing import ANTHROPIC, identity  # noqa: E402
+from promptc.model.units import DYNAMIC_UNIT  # noqa: E402
 from promptc.skills import discover as skills  # noqa: E402
 from promptc.warm.compiler import compile_once as compile_pending  # noqa: E402
 
@@ -73,13 +80,42 @@ def request(workspace: Path, layout: tuple[str, ...]) -> Request:
     )
 
 
-def price_layouts(workspace: Path, events: tuple[trace.Event, ...]) -> dict[str, simulate.Result]:
-    results = {}
+def price_layouts(workspace: Path, events: tuple[trace.Event, ...]) -> dict[str, tuple[Turn, ...]]:
+    """Each layout's turns under Anthropic's rules (the default layout's replay also checks that
+    no volatile fact changes the stable part)."""
+    turns = {}
     for name, overrides in LAYOUTS.items():
-        replayed = replay.replay(request(workspace, overrides), events, TRACE)
+        replayed = replay.replay(request(workspace, overrides), events, TRACE, check_leaks=name == "default")
         assert not replayed.leaks, f"a volatile fact changed the stable part at trace lines {replayed.leaks}"
-        results[name] = simulate.simulate(replayed.turns(ANTHROPIC), ANTHROPIC)
-    return results
+        turns[name] = replayed.turns(ANTHROPIC)
+    return turns
+
+
+def optimized(workspace: Path, events: tuple[trace.Event, ...]) -> tuple[tuple[Turn, ...], list[str]]:
+    """The optimizer's layout for this workspace, replayed, and its config lines."""
+    found = optimize.optimize(request(workspace, ()), events, TRACE, ANTHROPIC, optimize.DEFAULT_BUDGET)
+    laid = request(workspace, found.best.overrides())
+    return replay.replay(laid, events, TRACE, check_leaks=False).turns(ANTHROPIC), found.best.snippet()
+
+
+def stable_tokens(turns: tuple[Turn, ...]) -> float:
+    """Mean stable tokens a turn (the Dynamic Project Context a tier may reach is not stable)."""
+    sizes = [sum(u.tokens for u in t.units if u.name != DYNAMIC_UNIT) for t in turns]
+    return sum(sizes) / len(sizes) if sizes else 0.0
+
+
+def resized(turns: tuple[Turn, ...], factor: float) -> tuple[Turn, ...]:
+    """The turns with every stable unit's tokens scaled by `factor`."""
+    return tuple(
+        dataclasses.replace(
+            t,
+            units=tuple(
+                u if u.name == DYNAMIC_UNIT else dataclasses.replace(u, tokens=round(u.tokens * factor))
+                for u in t.units
+            ),
+        )
+        for t in turns
+    )
 
 
 # --------------------------------------------------------------------------- OpenClaw's own prompts
@@ -133,6 +169,7 @@ def openclaw_turns(workspace: Path, events: tuple[trace.Event, ...], count: Any)
     shutil.copytree(workspace, copy, symlinks=True, ignore=shutil.ignore_patterns(".git"))
     outputs: dict[str, dict[str, Any]] = {}
     keys: list[str] = []
+    models: list[str] = []
     state: dict[str, dict[str, Any]] = {}  # this state's distinct facts, run together
     for event in [*events, None]:
         if event is None or event.edits:
@@ -144,17 +181,18 @@ def openclaw_turns(workspace: Path, events: tuple[trace.Event, ...], count: Any)
             trace.apply(event.edits, copy, event, TRACE)
         run = dataclasses.replace(base, **{k: getattr(runfacts.from_mapping(event.run), k) for k in event.run})
         facts = harness_facts(run, listed)
+        models.append(identity(run.provider, run.model))
         key = hashlib.sha256(
             f"{workspace.name}|{_digest(copy)}|{json.dumps(facts, sort_keys=True)}".encode()
         ).hexdigest()
         state.setdefault(key, facts)
         keys.append(key)
     turns = []
-    for event, key in zip(events, keys):
+    for event, key, model in zip(events, keys, models):
         out = outputs[key]
         stable = Unit("openclaw:stable", hashlib.sha256(out["stable"].encode()).hexdigest(), count(out["stable"]))
         variant = f"{out['inputs']['sessionKind']}/{out['inputs']['promptMode']}"
-        turns.append(Turn(event.at, variant, (stable,), (1,), ("5m",), count(out["dynamic"])))
+        turns.append(Turn(event.at, variant, (stable,), (1,), ("5m",), count(out["dynamic"]), model))
     return turns, len(outputs)
 
 
@@ -188,6 +226,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workspaces", nargs="+", default=list(WORKSPACES))
     parser.add_argument("--no-openclaw", action="store_true", help="skip pricing OpenClaw's own prompts")
+    parser.add_argument("--no-optimize", action="store_true", help="skip the optimizer's layout")
     args = parser.parse_args()
     events = trace.load(TRACE)
     counter = replay._Counter()
@@ -196,36 +235,60 @@ def main() -> None:
         f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; tokens: {counter.method}"
     )
     print(f"trace: {TRACE.relative_to(REPO)} ({len(events)} turns); Anthropic rules: {ANTHROPIC.notes[0]}")
+    print(
+        f"money: templates/pricing.yaml as of {ANTHROPIC.as_of} ({ANTHROPIC.currency}), each turn's model; a cache per model"
+    )
     for name in args.workspaces:
         workspace = CORPUS / name
         if not workspace.is_dir():
             print(f"\n{name}: not in {CORPUS}, skipped")
             continue
-        results = price_layouts(workspace, events)
-        openclaw = None
+        layouts = price_layouts(workspace, events)
+        snippet: list[str] = []
+        if not args.no_optimize:
+            layouts["optimized"], snippet = optimized(workspace, events)
+        openclaw = runs = None
         if with_openclaw:
             turns, runs = openclaw_turns(workspace, events, counter)
-            openclaw = simulate.simulate(turns, ANTHROPIC)
-        _table(name, results, openclaw, runs if with_openclaw else 0)
+            openclaw = (tuple(turns), simulate.simulate(turns, ANTHROPIC))
+        _table(name, layouts, openclaw, runs or 0)
+        if snippet:
+            print("  optimized layout:", *(f"    {line}" for line in snippet), sep="\n")
     if not with_openclaw:
         print("\nOpenClaw is not installed (see ../shared/tools/openclaw-ref/README.md): no OpenClaw column")
 
 
-def _table(name: str, results: dict[str, simulate.Result], openclaw: simulate.Result | None, runs: int) -> None:
+def _table(
+    name: str,
+    layouts: dict[str, tuple[Turn, ...]],
+    openclaw: tuple[tuple[Turn, ...], simulate.Result] | None,
+    runs: int,
+) -> None:
+    results = {layout: simulate.simulate(turns, ANTHROPIC) for layout, turns in layouts.items()}
     base = results[BASELINE].cost
     print(f"\n{name}")
-    header = f"  {'layout':28} {'cost':>12} {'cached':>7} {'vs single 5m':>13}" + (
-        f" {'vs OpenClaw':>12}" if openclaw else ""
-    )
+    header = f"  {'layout':28} {'cost':>12} {'money':>9} {'cached':>7} {'vs single 5m':>13}"
+    if openclaw:
+        factor = stable_tokens(openclaw[0]) / stable_tokens(layouts["default"])
+        header += f" {'vs OpenClaw':>12} {'size-neutral':>13}"
     print(header)
-    rows = list(results.items()) + ([("OpenClaw 2026.7.1 (its boundary, 5m)", openclaw)] if openclaw else [])
+    rows = list(results.items()) + ([("OpenClaw 2026.7.1 (its boundary, 5m)", openclaw[1])] if openclaw else [])
     for layout, result in rows:
-        line = f"  {layout:28} {result.cost:12,.0f} {result.cached_share:7.1%} {result.cost / base:12.3f}x"
+        line = (
+            f"  {layout:28} {result.cost:12,.0f} {'$' + format(result.money, ',.3f'):>9} "
+            f"{result.cached_share:7.1%} {result.cost / base:12.3f}x"
+        )
         if openclaw:
-            line += f" {result.cost / openclaw.cost:11.3f}x"
+            line += f" {result.money / openclaw[1].money:11.3f}x"
+            if layout in layouts:
+                neutral = simulate.simulate(resized(layouts[layout], factor), ANTHROPIC)
+                line += f" {neutral.money / openclaw[1].money:12.3f}x"
         print(line)
     if openclaw:
-        print(f"  (OpenClaw: {runs} harness runs, one per distinct workspace state x facts)")
+        print(
+            f"  (OpenClaw: {runs} harness runs, one per distinct workspace state x facts; size-neutral: promptc's "
+            f"stable units x {factor:.3f}, OpenClaw's mean stable size over promptc's default)"
+        )
 
 
 if __name__ == "__main__":

@@ -56,6 +56,8 @@ class Layout:
     """Whether the last tier reaches the Dynamic Project Context."""
     uncached: tuple[str, ...]
     """Session kinds sent with no breakpoint."""
+    heads: tuple[str, ...] = ()
+    """Files whose kept head (when the budget cuts them) sits one tier before the file."""
 
     @property
     def tier_names(self) -> tuple[tuple[str, ...], ...]:
@@ -64,6 +66,9 @@ class Layout:
         tiers: list[list[str]] = [[SECTIONS] if index == 0 else [] for index in used]
         for name, tier in self.files:
             tiers[used.index(tier)].append(name)
+        for name, tier in self.files:
+            if name in self.heads and used.index(tier) > 0:
+                tiers[used.index(tier) - 1].append(name + HEAD_SUFFIX)
         if self.reach:
             tiers[-1].append(DYNAMIC_SECTION)
         return tuple(tuple(tier) for tier in tiers)
@@ -138,9 +143,14 @@ def optimize(request: Request, events: Sequence[Event], trace: Path, rules: Rule
     probe = replay(_probing(request, cache), events, trace, check_leaks=False)
     model = _Model(probe, rules)
     seeds = _seeds(model, cache)
-    best, tried = descend(seeds, lambda layout: model.money(layout), _neighbours(model), budget)
+    found, tried = descend(seeds, lambda layout: model.money(layout), _neighbours(model), budget)
+    # A kept head only matters when the budget cuts its file, which the probe does not measure:
+    # the layout is replayed with and without one for MEMORY.md, and the cheaper kept.
+    headed = dataclasses.replace(found, heads=("MEMORY.md",))
+    tried_out = [(layout, _replayed(request, layout.overrides(), events, trace, rules)) for layout in (found, headed)]
+    best, best_result = min(tried_out, key=lambda pair: pair[1].money)
     priced = [
-        Priced("best found", _replayed(request, best.overrides(), events, trace, rules)),
+        Priced("best found", best_result),
         Priced("current", _replayed(request, (), events, trace, rules)),
         Priced(
             "OpenClaw's default (one 5m breakpoint at the boundary)",
