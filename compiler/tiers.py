@@ -26,6 +26,9 @@ from .model.units import (
 
 DEFAULT_TTLS = ("1h", "5m")
 """With no `prompt.cache.ttl`: an hour on the first tier, five minutes on later ones."""
+BREAKPOINT_PROVIDER = "anthropic"
+"""Whose minimums a model with no known provider prefix is measured by (breakpoints are an
+Anthropic and Bedrock feature; both publish the same minimums for Claude models)."""
 
 
 @dataclass(frozen=True, slots=True)
