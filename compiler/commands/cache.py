@@ -13,6 +13,7 @@ from .. import tiers as cache_tiers
 from .._lib.errors import UsageError
 from ..emit import payloads
 from ..features.cache import diff, optimize, replay, report, retention, trace
+from ..inputs import pricing
 from ..inputs.pricing import RULE_SETS
 from ..model.prompt import Prompt
 from ..model.request import Request
@@ -142,7 +143,7 @@ def _optimize_text(outcome: optimize.Outcome, path: str) -> str:
     for priced in outcome.priced:
         units, money = priced.per_turns(outcome.turns)
         lines.append(
-            f"#   {priced.label:<{width}}  {units:>14,.0f} units  {report.shown_money(money, rules.currency):>10}"
+            f"#   {priced.label:<{width}}  {units:>14,.0f} units  {pricing.shown(money, rules.currency):>10}"
         )
     return "\n".join([*lines, *outcome.best.snippet()]) + "\n"
 

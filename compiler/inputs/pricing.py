@@ -172,6 +172,11 @@ def money(units: float, price: ModelPrice) -> float:
     return units * price.input / PER_MILLION
 
 
+def shown(amount: float, currency: str, places: int = 4) -> str:
+    """`$1.2345` (US dollars), else `1.2345 EUR`: four decimals by default, as cache costs are small."""
+    return f"${amount:,.{places}f}" if currency == "USD" else f"{amount:,.{places}f} {currency}"
+
+
 RULE_SETS: Mapping[str, Rules] = table()
 """Every rule set by name, in report order."""
 ANTHROPIC = RULE_SETS["anthropic"]

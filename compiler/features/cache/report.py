@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ...inputs.pricing import RULE_SETS, Rules, with_retention
+from ...inputs.pricing import RULE_SETS, Rules, shown, with_retention
 from ...model.units import label as unit_label
 from .replay import Replay
 from .retention import Option
@@ -32,11 +32,6 @@ def cause_of(write: Write) -> str:
 def prices(rules: Rules) -> dict[str, str]:
     """Where money figures come from: the price table's date and currency."""
     return {"table": "templates/pricing.yaml", "as_of": rules.as_of, "currency": rules.currency}
-
-
-def shown_money(amount: float, currency: str) -> str:
-    """`$1.2345` (US dollars), else `1.2345 EUR`: four decimals, as cache costs are small."""
-    return f"${amount:,.4f}" if currency == "USD" else f"{amount:,.4f} {currency}"
 
 
 def document(
@@ -133,23 +128,23 @@ def text(data: Mapping[str, Any]) -> str:
     for name, p in data["providers"].items():
         out += [
             "",
-            f"{name}: cost {p['cost']:,.1f} units ({shown_money(p['money'], currency)}) of "
-            f"{p['cost_without_cache']:,} uncached ({shown_money(p['money_without_cache'], currency)}) "
+            f"{name}: cost {p['cost']:,.1f} units ({shown(p['money'], currency)}) of "
+            f"{p['cost_without_cache']:,} uncached ({shown(p['money_without_cache'], currency)}) "
             f"({p['cost_ratio']:.3f}x); {p['cached_share']:.1%} of prompt tokens read from cache",
             f"  read {p['read']:,}, written {p['written']:,}, uncached {p['uncached']:,} tokens",
             "  writes by cause (share of write cost):",
         ]
         out += [
-            f"    {g['share']:6.1%}  {g['cost']:>12,.1f}  {shown_money(g['money'], currency):>10}  {g['writes']:>3} x  "
+            f"    {g['share']:6.1%}  {g['cost']:>12,.1f}  {shown(g['money'], currency):>10}  {g['writes']:>3} x  "
             f"{g['cause']}"
             for g in p["causes"]
         ]
     if data["retention"]:
         out += ["", "how long to keep the cache (the same trace; costs include the pings):"]
         for o in data["retention"]:
-            pinged = f"; {o['pings']} pings, {shown_money(o['ping_money'], currency)} of it" if o["pings"] else ""
+            pinged = f"; {o['pings']} pings, {shown(o['ping_money'], currency)} of it" if o["pings"] else ""
             out.append(
-                f"  {o['provider']:9} {o['name']:58} {o['cost']:>12,.1f} units  {shown_money(o['money'], currency):>10}"
+                f"  {o['provider']:9} {o['name']:58} {o['cost']:>12,.1f} units  {shown(o['money'], currency):>10}"
                 f"  ({o['cost_ratio']:.3f}x){pinged}"
             )
     return "\n".join(out) + "\n"

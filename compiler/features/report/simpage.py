@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..._lib.text import plural
+from ...inputs.pricing import shown
 from ...model.request import Request
 from ..cache import report
 from ..cache.replay import Replay
@@ -50,9 +51,23 @@ def _header(t: Timeline, title: str) -> str:
         ("Turns", num(doc["turns"])),
         ("Tokens", doc["token_method"]),
         ("Stable part changed by a volatile fact", f"{leaks['count']} of {doc['turns']} turns"),
+        ("Prices", _prices(doc)),
     )
     items = "".join(f"<dt>{esc(name)}</dt><dd>{esc(value)}</dd>" for name, value in facts)
     return f'<header><h1>{esc(title)}</h1><dl class="inputs">{items}</dl></header>'
+
+
+def _prices(doc: Mapping[str, Any]) -> str:
+    prices = doc["prices"]
+    if not prices:
+        return "none (an empty trace)"
+    return f"{prices['table']} as of {prices['as_of']} ({prices['currency']}), at each turn's model's prices"
+
+
+def _money(t: Timeline, amount: float) -> str:
+    """An amount in the price table's currency."""
+    rules = next(iter(t.results.values()), None)
+    return shown(amount, rules.rules.currency if rules else "USD")
 
 
 # --------------------------------------------------------------------------- layouts compared
@@ -69,13 +84,15 @@ def _layouts_part(t: Timeline) -> str:
             ratio = result.cost / result.total_tokens if result.total_tokens else 0.0
             width = max(1, round(10 * result.cost / most))
             cells.append(
-                f'<span data-cost="{result.cost:.3f}">{num(result.cost, 1)}</span> ({ratio:.3f}x, '
+                f'<span data-cost="{result.cost:.3f}">{num(result.cost, 1)}</span> units, '
+                f'<span data-money="{result.money:.6f}">{_money(t, result.money)}</span> ({ratio:.3f}x, '
                 f'{result.cached_share:.1%} cached)<br><span class="bar t1" style="width:{width}rem" aria-hidden="true"></span>'
             )
         rows.append(cells)
     head = ["layout", "made with", *(f"{name}: cost" for name in names)]
     caption = (
-        "What the whole trace costs, in base-input token units (sending every token uncached costs the token count)"
+        "What the whole trace costs, in base-input token units (sending every token uncached costs the token"
+        " count) and in money at each turn's model's prices"
     )
     return (
         '<section aria-labelledby="layouts-h"><h2 id="layouts-h">Cost of each layout</h2>'
@@ -93,7 +110,10 @@ def _provider_part(t: Timeline, name: str, result: Result) -> str:
         f'<li>{esc(label.capitalize())}: <b data-total="{esc(name)}-{key}">{num(getattr(result, key))}</b> tokens</li>'
         for key, label in PARTS
     )
-    totals += f'<li>Cost: <b data-total="{esc(name)}-cost">{num(result.cost, 1)}</b> of {num(result.total_tokens)} uncached</li>'
+    totals += (
+        f'<li>Cost: <b data-total="{esc(name)}-cost">{num(result.cost, 1)}</b> units '
+        f"({_money(t, result.money)}) of {num(result.total_tokens)} uncached ({_money(t, result.money_without_cache)})</li>"
+    )
     notes = "".join(f"<li>{esc(note)}</li>" for note in data["rules"])
     details = "".join(_turn_detail(t, name, index, turn) for index, turn in enumerate(result.turns))
     aside = (
@@ -103,7 +123,7 @@ def _provider_part(t: Timeline, name: str, result: Result) -> str:
     return (
         f'<section aria-labelledby="{esc(name)}-h"><h2 id="{esc(name)}-h">Under {esc(name)} rules</h2>'
         f'<ul class="note">{notes}</ul><ul class="totals">{totals}</ul>{_legend()}{_chart(t, name, result)}'
-        f'<div class="layout"><div>{_causes_table(data)}{_writes_table(t, name, result)}</div>{aside}</div></section>'
+        f'<div class="layout"><div>{_causes_table(t, data)}{_writes_table(t, name, result)}</div>{aside}</div></section>'
     )
 
 
@@ -206,26 +226,34 @@ def _turn_detail(t: Timeline, name: str, index: int, turn: TurnCost) -> str:
         ("Read", f"{num(turn.read)} tokens"),
         ("Written", f"{num(turn.written)} tokens"),
         ("Uncached", f"{num(turn.uncached)} tokens"),
-        ("Cost", num(turn.cost, 1)),
+        ("Cost", f"{num(turn.cost, 1)} units ({_money(t, turn.money)})"),
     )
     rows = "".join(f"<dt>{label}</dt><dd>{value}</dd>" for label, value in facts)
     writes = "".join(
-        f"<li>tier {w.tier}: {num(w.tokens)} tokens, cost {num(w.cost, 1)}: {esc(report.cause_of(w))}</li>"
+        f"<li>tier {w.tier}: {num(w.tokens)} tokens, cost {num(w.cost, 1)} units ({_money(t, w.money)}): "
+        f"{esc(report.cause_of(w))}</li>"
         for w in turn.writes
     )
     said = f"<p>Writes:</p><ul>{writes}</ul>" if writes else "<p>Nothing was written: every cached tier was read.</p>"
     return detail(f"{name}-t{index}", f"Turn {index + 1}", f'<dl class="inputs">{rows}</dl>{said}')
 
 
-def _causes_table(data: Mapping[str, Any]) -> str:
+def _causes_table(t: Timeline, data: Mapping[str, Any]) -> str:
     rows = [
-        (esc(g["cause"]), num(g["writes"]), num(g["tokens"]), num(g["cost"], 1), f"{g['share']:.1%}")
+        (
+            esc(g["cause"]),
+            num(g["writes"]),
+            num(g["tokens"]),
+            num(g["cost"], 1),
+            _money(t, g["money"]),
+            f"{g['share']:.1%}",
+        )
         for g in data["causes"]
     ]
     if not rows:
         return "<p>Nothing was written to the cache.</p>"
-    head = ("cause", "writes", "tokens", "cost", "share of write cost")
-    return table("Writes by cause, costliest first", head, rows, (1, 2, 3, 4))
+    head = ("cause", "writes", "tokens", "cost (units)", "money", "share of write cost")
+    return table("Writes by cause, costliest first", head, rows, (1, 2, 3, 4, 5))
 
 
 def _writes_table(t: Timeline, name: str, result: Result) -> str:
@@ -236,12 +264,13 @@ def _writes_table(t: Timeline, name: str, result: Result) -> str:
             str(w.tier),
             num(w.tokens),
             num(w.cost, 1),
+            _money(t, w.money),
             esc(report.cause_of(w)),
         )
         for w in result.writes
     ]
     if not rows:
         return ""
-    head = ("turn", "trace line", "tier", "tokens", "cost", "cause")
-    listed = table(f"Every write under {esc(name)} rules", head, rows, (0, 1, 2, 3, 4))
+    head = ("turn", "trace line", "tier", "tokens", "cost (units)", "money", "cause")
+    listed = table(f"Every write under {esc(name)} rules", head, rows, (0, 1, 2, 3, 4, 5))
     return f'<details class="list"><summary>Every write ({len(rows):,})</summary>{listed}</details>'

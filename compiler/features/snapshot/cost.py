@@ -1,8 +1,8 @@
 """Tokens and prices for snapshot checks and review reports: token counts as `promptc context`
 gives them, and what serving a scenario costs per 1,000 turns under its provider's cache rules.
 
-Costs are in base input tokens (what one uncached input token costs), so they hold for any model
-of a provider: multiply by the model's input price for money.
+Costs are in base input tokens (what one uncached input token costs), which hold for any model
+of a provider; the review report turns them into money at the scenario's model's input price.
 """
 
 from __future__ import annotations

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ...inputs import pricing
+from ...inputs.pricing import ModelPrice
 from ...model.prompt import Prompt
 from ...model.units import DYNAMIC_UNIT, JOIN, unit_separator
 from ..cache import diff as cache_diff
@@ -38,7 +40,8 @@ class Count:
 
 @dataclass(frozen=True, slots=True)
 class Cost:
-    """What serving the scenario costs per cost.TURNS turns, in base input tokens."""
+    """What serving the scenario costs per cost.TURNS turns, in base input tokens (and, through
+    `money`, in the price table's currency)."""
 
     rules: str
     """The cache rule set it is priced by."""
@@ -52,6 +55,16 @@ class Cost:
     """After it, including the one rewrite of the invalidated tiers."""
     rewrite: float
     """The part of `after` that writes the invalidated tiers again, once."""
+    price: ModelPrice
+    """The scenario's model's row of the price table, which turns units into money."""
+    currency: str
+    """The price table's currency."""
+    as_of: str
+    """The price table's date."""
+
+    def money(self, units: float | None) -> float | None:
+        """`units` (base input tokens) in the price table's currency at the model's input price."""
+        return None if units is None else pricing.money(units, self.price)
 
 
 @dataclass(frozen=True, slots=True)
@@ -283,7 +296,11 @@ def _cost(before: Mapping[str, str], prompt: Prompt, old_stable: str | None, inv
         priced_before = cost.per_turns(cost.Side(count_before, volatile_before, cached), rules)
     written = [(cost.count(t.text, prompt.model), t.ttl) for t in prompt.tiers if t.index in invalidated]
     rewrite = cost.rewrite(written, rules, after.cached)
-    return Cost(rules.name, assumed, after.cached, priced_before, cost.per_turns(after, rules) + rewrite, rewrite)
+    priced_after = cost.per_turns(after, rules) + rewrite
+    price = rules.price(prompt.model)
+    return Cost(
+        rules.name, assumed, after.cached, priced_before, priced_after, rewrite, price, rules.currency, rules.as_of
+    )
 
 
 def _invalidated(old_stable: str | None, prompt: Prompt) -> tuple[int, ...]:

@@ -9,10 +9,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from ..._lib.text import plural
-from ...inputs.pricing import RULE_SETS
+from ...inputs.pricing import ANTHROPIC, RULE_SETS, shown
 from . import cost, worddiff
 from .drift import Check
-from .review import Count, Review, ScenarioReview, build
+from .review import Cost, Count, Review, ScenarioReview, build
 
 DIFF_LINES = 60
 """A changed file's word diff is cut after this many lines."""
@@ -57,6 +57,24 @@ def _before_after(before: int | float | None, after: int | float | None) -> str:
     return f"{_number(before)} -> {_number(after)}" + (f" ({change})" if change else "")
 
 
+def _money_change(priced: Cost) -> str:
+    """The cost's change in money (`+$0.0123`), or its amount for a new scenario."""
+    before, after = priced.money(priced.before), priced.money(priced.after)
+    assert after is not None
+    if before is None:
+        return shown(after, priced.currency)
+    delta = after - before
+    sign = "-" if round(delta, 4) < 0 else "+"
+    return sign + shown(abs(delta), priced.currency) if round(delta, 4) else shown(0.0, priced.currency)
+
+
+def cost_cell(scenario: ScenarioReview) -> str:
+    """The summary table's cost column: the change in base input tokens and in money."""
+    priced = scenario.cost
+    units = _change(priced.before, priced.after) or _number(priced.after)
+    return f"{units} ({_money_change(priced)})"
+
+
 def tiers_cell(scenario: ScenarioReview) -> str:
     """`tier 1 invalidated`, `tiers 2-3 invalidated`, `none invalidated`."""
     found = scenario.invalidated
@@ -81,6 +99,14 @@ def cost_sentence(scenario: ScenarioReview) -> str:
     priced = scenario.cost
     rules = priced.rules + (" rules, assumed for this provider" if priced.assumed else " rules")
     text = f"Cost per {cost.TURNS:,} turns ({rules}): {_before_after(priced.before, priced.after)} base input tokens"
+    before, after = priced.money(priced.before), priced.money(priced.after)
+    assert after is not None
+    money = (
+        shown(after, priced.currency)
+        if before is None
+        else f"{shown(before, priced.currency)} -> {shown(after, priced.currency)}"
+    )
+    text += f" ({money} at the model's {shown(priced.price.input, priced.currency, 2)} per million input tokens)"
     if priced.rewrite:
         text += f", of which {priced.rewrite:,.0f} writes the invalidated tiers again, once"
     if not priced.cached:
@@ -93,7 +119,8 @@ def assumptions() -> str:
     return (
         f"Costs are in base input tokens (what one uncached input token costs) for {cost.TURNS:,} warm turns:"
         " each reads the cached stable part and sends the volatile part uncached; the first turn after the"
-        f" change writes the invalidated tiers again. Rules: {rules}."
+        f" change writes the invalidated tiers again. Money is at each scenario's model's prices in"
+        f" templates/pricing.yaml as of {ANTHROPIC.as_of} ({ANTHROPIC.currency}). Rules: {rules}."
     )
 
 
@@ -150,7 +177,7 @@ def _md_row(scenario: ScenarioReview) -> str:
         _before_after(stable.before, stable.after),
         _before_after(volatile.before, volatile.after),
         tiers_cell(scenario),
-        _change(scenario.cost.before, scenario.cost.after) or _number(scenario.cost.after),
+        cost_cell(scenario),
     ]
     return "| " + " | ".join(cells) + " |"
 
@@ -255,7 +282,7 @@ def _header_row(*names: str) -> str:
 def _html_row(scenario: ScenarioReview) -> str:
     counts = {c.name: c for c in scenario.counts}
     stable, volatile = counts["stable part"], counts["volatile part"]
-    priced = _change(scenario.cost.before, scenario.cost.after) or _number(scenario.cost.after)
+    priced = cost_cell(scenario)
     cells = [
         f"<td><code>{_e(scenario.name)}</code></td>",
         f'<td class="n">{_e(_before_after(stable.before, stable.after))}</td>',

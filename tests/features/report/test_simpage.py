@@ -44,6 +44,10 @@ def test_the_page_is_self_contained_and_compares_three_layouts(timeline):
     for name, provider in data["providers"].items():
         # The configured layout's cost is the one `cache simulate` prints.
         assert f'data-cost="{provider["cost"]:.3f}"' in page, name
+        # ... and its money, at the dated table's prices.
+        assert f'data-money="{provider["money"]:.6f}">${provider["money"]:,.4f}</span>' in page, name
+    prices = data["prices"]
+    assert f"{prices['table']} as of {prices['as_of']} (USD)" in page
 
 
 def _cause(write: dict) -> str:
@@ -63,7 +67,15 @@ def test_every_write_is_listed_with_its_turn_line_tier_size_cost_and_cause(timel
         rows = BodyRows()
         rows.feed(part[part.index("Every write (") : part.index("</details>")])
         expected = [
-            [str(w["turn"]), str(w["line"]), str(w["tier"]), f"{w['tokens']:,}", f"{w['cost']:,.1f}", _cause(w)]
+            [
+                str(w["turn"]),
+                str(w["line"]),
+                str(w["tier"]),
+                f"{w['tokens']:,}",
+                f"{w['cost']:,.1f}",
+                f"${w['money']:,.4f}",
+                _cause(w),
+            ]
             for w in provider["writes"]
         ]
         assert rows.rows == expected, name

@@ -154,9 +154,17 @@ def test_a_file_edit_is_priced_at_the_documented_rates(run_cli, snapshots, tmp_p
     rewrite = (count(prompt.tiers[1].text) + count(prompt.tiers[2].text)) * (1.25 - 0.1)
     before = 1000 * (count(old_stable) * 0.1 + count(old_volatile))
     after = 1000 * (count(prompt.stable) * 0.1 + count(prompt.volatile)) + rewrite
+    # The scenario's model is a Claude Sonnet: $3.00 per million uncached input tokens (pricing.yaml).
+    assert "sonnet" in model
+    dollars = lambda units: f"${units * 3.0 / 1_000_000:,.4f}"  # noqa: E731
     assert (
         f"Cost per 1,000 turns (anthropic rules): {before:,.0f} -> {after:,.0f} ({after - before:+,.0f}) base input"
-        f" tokens, of which {rewrite:,.0f} writes the invalidated tiers again, once." in block
+        f" tokens ({dollars(before)} -> {dollars(after)} at the model's $3.00 per million input tokens), of which"
+        f" {rewrite:,.0f} writes the invalidated tiers again, once." in block
+    )
+    change = f"+${(after - before) * 3.0 / 1_000_000:,.4f}"
+    assert f"| tiers 2-3 invalidated | {after - before:+,.0f} ({change}) |" in (tmp_path / "review.md").read_text(
+        encoding="utf-8"
     )
     assert "**Files changed:** USER.md (edited, " in block
     assert "| tiers 2-3 invalidated |" in (tmp_path / "review.md").read_text(encoding="utf-8")
