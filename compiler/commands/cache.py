@@ -142,9 +142,7 @@ def _optimize_text(outcome: optimize.Outcome, path: str) -> str:
     width = max(len(p.label) for p in outcome.priced)
     for priced in outcome.priced:
         units, money = priced.per_turns(outcome.turns)
-        lines.append(
-            f"#   {priced.label:<{width}}  {units:>14,.0f} units  {pricing.shown(money, rules.currency):>10}"
-        )
+        lines.append(f"#   {priced.label:<{width}}  {units:>14,.0f} units  {pricing.shown(money, rules.currency):>10}")
     return "\n".join([*lines, *outcome.best.snippet()]) + "\n"
 
 
