@@ -42,6 +42,7 @@ class Sources(Protocol):
     def config(self, agent: str | None) -> ResolvedConfig: ...
     def workspace_root(self, cfg: ResolvedConfig) -> Path: ...
     def shown_workspace(self, cfg: ResolvedConfig, root: Path) -> str: ...
+    def workspace_reason(self, cfg: ResolvedConfig) -> str: ...
     def workspace_state(self, root: Path) -> state.WorkspaceState: ...
     def bootstrap_files(self, root: Path) -> tuple[WorkspaceFile, ...]: ...
     def workspace_facts(self, root: Path) -> WorkspaceFacts: ...
@@ -104,6 +105,8 @@ class Made:
     """The files a filter left out, as reported."""
     section_origins: tuple[SectionOrigin, ...]
     """Every section of the catalogue with its source file."""
+    workspace_reason: str
+    """Why the workspace is the directory it is."""
 
 
 def run_stages(
@@ -140,11 +143,11 @@ def run_stages(
     contexts = variables.build(cfg, run, routed, contribution, shown_dir, user)
     rendered = src.renderer.render(selected, contexts, cfg.boundary_marker, mode, templates.partials, cfg.cache)
     notes = src.config_set().notes + templates.notes + _workspace_notes(shown_dir, root)
-    report = _Report(user, filtered_rows(read, drops, run), templates.origins)
+    report = _Report(user, filtered_rows(read, drops, run), templates.origins, src.workspace_reason(cfg))
     prompt = _assemble(rendered, cfg, run, loaded, notes, report)
     if observe is not None:
         made = (cfg, read, files, notice_files, loaded, contribution, selected, templates.partials, shown_dir, user)
-        observe(Made(*made, notes, report.filtered_files, report.section_origins))
+        observe(Made(*made, notes, report.filtered_files, report.section_origins, report.workspace_reason))
     changed = after if after != before else None
     return prompt, StateUpdate(root, changed, session_state, seen)
 
@@ -240,6 +243,7 @@ class _Report:
     variables: tuple[UserVariable, ...]
     filtered_files: tuple[ContextFile, ...]
     section_origins: tuple[SectionOrigin, ...]
+    workspace_reason: str
 
 
 def assemble(
@@ -248,11 +252,11 @@ def assemble(
     run: RunFacts,
     loaded: LoadedWorkspace,
     notes: tuple[str, ...],
-    report: tuple[tuple[UserVariable, ...], tuple[ContextFile, ...], tuple[SectionOrigin, ...]],
+    report: tuple[tuple[UserVariable, ...], tuple[ContextFile, ...], tuple[SectionOrigin, ...], str],
 ) -> Prompt:
     """The Prompt for a render and the workspace half, as `run_stages` makes it; `report` is the
-    user variables, the files a filter left out and the section origins (a bundle serves its
-    turns with it)."""
+    user variables, the files a filter left out, the section origins and why the workspace is the
+    one it is (a bundle serves its turns with it)."""
     return _assemble(rendered, cfg, run, loaded, notes, _Report(*report))
 
 
@@ -298,6 +302,7 @@ def _assemble(
         variables=report.variables,
         filtered_files=report.filtered_files,
         section_origins=report.section_origins,
+        workspace_reason=report.workspace_reason,
     )
 
 

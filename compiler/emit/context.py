@@ -12,7 +12,6 @@ from typing import Any
 from .. import tiers as cache_tiers
 from .._lib.frozen import thaw
 from .._lib.text import plural
-from ..inputs import layers
 from ..model.prompt import Prompt
 from ..model.request import Request
 from ..model.workspace import BOOTSTRAP_FILE_NAMES, ContextFile
@@ -59,15 +58,7 @@ def read_from(request: Request, prompt: Prompt) -> ReadFrom:
     files = every_file(prompt)
     workspace = str(Path(files[0].path).parent) if files else None
     labels = tuple(str(path) for path in request.config_paths) + tuple(layer.label for layer in request.config_layers)
-    return ReadFrom(workspace, labels, len(request.overrides), _workspace_reason(request) if workspace else None)
-
-
-def _workspace_reason(request: Request) -> str:
-    """`--workspace`, or why the config's workspace is the one it is."""
-    if request.workspace is not None:
-        return "from --workspace"
-    configs = layers.load(request.config_paths, request.overrides, request.config_layers)
-    return layers.resolve(configs, request.run.agent).workspace_reason
+    return ReadFrom(workspace, labels, len(request.overrides), (prompt.workspace_reason or None) if workspace else None)
 
 
 def report(prompt: Prompt, *, section_tokens: bool = True) -> dict[str, Any]:

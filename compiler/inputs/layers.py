@@ -204,19 +204,20 @@ def _record_leaf(layer: Layer, value: Any, path: tuple, origins: dict) -> None:
 # --------------------------------------------------------------------------- resolve one agent
 
 
-def resolve(configs: ConfigSet, agent: str | None) -> ResolvedConfig:
+def resolve(configs: ConfigSet, agent: str | None, env: Mapping[str, str] = os.environ) -> ResolvedConfig:
     """The effective settings for `agent` (None: the default agent), its list entry merged over
-    `agents.defaults`."""
+    `agents.defaults`. `env`: the environment OpenClaw's default workspace is read from (an
+    openclaw.json that names none)."""
     entries = configs.tree["agents"]["list"]
     agent = agent or default_agent_id(entries)
     entry = find_agent(configs, entries, agent)
     settings = merge(configs.tree["agents"]["defaults"], {k: v for k, v in entry.items() if k != "id"})
     built = _build(configs.tree, settings, entry, agent, default_agent_id(entries), _cache_config(configs))
-    workspace, why = _workspace(configs, entries.index(entry) if entry else None, built)
+    workspace, why = _workspace(configs, entries.index(entry) if entry else None, built, env)
     return dataclasses.replace(built, workspace=workspace, workspace_reason=why)
 
 
-def _workspace(configs: ConfigSet, index: int | None, cfg: ResolvedConfig) -> tuple[str, str]:
+def _workspace(configs: ConfigSet, index: int | None, cfg: ResolvedConfig, env: Mapping[str, str]) -> tuple[str, str]:
     """The agent's workspace and why: its own entry's, then `agents.defaults.workspace` as a
     config file set it; with an openclaw.json among the files, the one OpenClaw implies."""
     own = configs.origins.get(("agents", "list", index, "workspace")) if index is not None else None
@@ -227,7 +228,7 @@ def _workspace(configs: ConfigSet, index: int | None, cfg: ResolvedConfig) -> tu
     if any(Path(o.label).name == openclaw.CONFIG_NAME for o in configs.origins.values()):
         folder = configs.tree["agents"]["defaults"]["workspace"]
         configured = (folder, shared.label) if set_by_user and shared is not None else None
-        return openclaw.default_workspace(cfg.agent_id, cfg.is_default_agent, configured)
+        return openclaw.default_workspace(cfg.agent_id, cfg.is_default_agent, configured, env)
     if set_by_user and shared is not None:
         return cfg.workspace, f"agents.defaults.workspace in {shared.label}"
     return cfg.workspace, "the built-in default: the current directory"

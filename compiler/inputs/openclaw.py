@@ -12,6 +12,8 @@ Tables are named by their path in promptc's schema: `[]` is any list item, `{}` 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 
 def _keys(names: str) -> frozenset[str]:
     return frozenset(names.split())
@@ -160,20 +162,43 @@ def knows(table: str, key: str) -> bool:
 
 CONFIG_NAME = "openclaw.json"
 """A config layer read from a file of this name is OpenClaw's own: it implies OpenClaw's workspace."""
-HOME = "~/.openclaw"
-"""OpenClaw's state directory; its default workspaces live in it."""
+STATE_DIR = ".openclaw"
+"""OpenClaw's state directory, inside its home; its default workspaces live in it."""
+ENVIRONMENT = ("OPENCLAW_WORKSPACE_DIR", "OPENCLAW_PROFILE", "OPENCLAW_STATE_DIR", "OPENCLAW_HOME")
+"""The variables OpenClaw's default workspace depends on, as `default_workspace` reads them."""
 
 
-def default_workspace(agent: str, is_default_agent: bool, configured: tuple[str, str] | None) -> tuple[str, str]:
+def default_workspace(
+    agent: str, is_default_agent: bool, configured: tuple[str, str] | None, env: Mapping[str, str]
+) -> tuple[str, str]:
     """(workspace, why) for an agent an OpenClaw config gives no workspace of its own, as OpenClaw
-    picks it: the default agent takes `agents.defaults.workspace`, else `~/.openclaw/workspace`;
-    another agent a folder named after it inside `agents.defaults.workspace`, else
-    `~/.openclaw/workspace-<id>`. `configured`: (agents.defaults.workspace, the file that set it)."""
+    picks it. With `agents.defaults.workspace` (`configured`: the folder and the file that set
+    it): that folder for the default agent, a folder named after the agent inside it for another.
+    Without it, the default agent takes `$OPENCLAW_WORKSPACE_DIR`, else `workspace-<profile>`
+    (for an `$OPENCLAW_PROFILE` other than `default`) or `workspace` in `~/.openclaw`; another
+    agent `workspace-<id>` in the state directory (`$OPENCLAW_STATE_DIR`, else `~/.openclaw`).
+    `~` is `$OPENCLAW_HOME` when set."""
     if configured is not None:
         folder, source = configured
         if is_default_agent:
             return folder, f"agents.defaults.workspace in {source}"
         return f"{folder.rstrip('/')}/{agent}", f"agents.defaults.workspace in {source}, plus the agent id"
-    if is_default_agent:
-        return f"{HOME}/workspace", f"OpenClaw's default: the {CONFIG_NAME} sets no workspace"
-    return f"{HOME}/workspace-{agent}", f"OpenClaw's default for agent {agent}: the {CONFIG_NAME} sets no workspace"
+    unset = f"the {CONFIG_NAME} sets no workspace"
+    home = _variable(env, "OPENCLAW_HOME") or "~"
+    if not is_default_agent:
+        state = _variable(env, "OPENCLAW_STATE_DIR")
+        if state:
+            return f"{state.rstrip('/')}/workspace-{agent}", f"$OPENCLAW_STATE_DIR for agent {agent}: {unset}"
+        return f"{home}/{STATE_DIR}/workspace-{agent}", f"OpenClaw's default for agent {agent}: {unset}"
+    explicit = _variable(env, "OPENCLAW_WORKSPACE_DIR")
+    if explicit:
+        return explicit, f"$OPENCLAW_WORKSPACE_DIR: {unset}"
+    profile = _variable(env, "OPENCLAW_PROFILE")
+    if profile and profile.lower() != "default":
+        return f"{home}/{STATE_DIR}/workspace-{profile}", f"OpenClaw's default for $OPENCLAW_PROFILE {profile}: {unset}"
+    return f"{home}/{STATE_DIR}/workspace", f"OpenClaw's default: {unset}"
+
+
+def _variable(env: Mapping[str, str], name: str) -> str:
+    """An OpenClaw environment variable as OpenClaw reads it: trimmed, '' when unset."""
+    return (env.get(name) or "").strip()

@@ -144,6 +144,9 @@ class Prompt:
     file), the filter named in `reason`; never injected."""
     section_origins: tuple[SectionOrigin, ...] = ()
     """Every section of the catalogue with its source file and the built-in it replaces."""
+    workspace_reason: str = ""
+    """Why the workspace is the directory it is (`from --workspace`, the config key and file that
+    named it, or whose default); '' when not known."""
 
     @property
     def stable_sha256(self) -> str:

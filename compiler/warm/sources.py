@@ -134,7 +134,7 @@ class KeptSources:
         """The agent's resolved config (None: the default agent)."""
         return self._stage(
             ("agent", agent),
-            lambda: variables.attach(self.config_set(), layers.resolve(self.config_set(), agent=agent)),
+            lambda: variables.attach(self.config_set(), layers.resolve(self.config_set(), agent, self.env)),
         )
 
     # ------------------------------------------------------------------ workspace
@@ -168,6 +168,10 @@ class KeptSources:
             return str(root) if self.inputs.workspace is None or origin.label == "defaults" else cfg.workspace
 
         return self._stage(("shown", cfg.agent_id, str(root)), compute)
+
+    def workspace_reason(self, cfg: ResolvedConfig) -> str:
+        """Why the files are read from the directory they are read from."""
+        return "from --workspace" if self.inputs.workspace is not None else cfg.workspace_reason
 
     def workspace_state(self, root: Path) -> state.WorkspaceState:
         """`.promptc/workspace-state.json`."""

@@ -78,3 +78,72 @@ def test_a_promptc_config_without_a_workspace_keeps_the_current_directory(run_cl
     monkeypatch.chdir(here)
     _, report, _ = run_cli("context", "--config", config)
     assert workspace_line(report) == f"Workspace: {here} (the built-in default: the current directory)"
+
+
+@pytest.fixture
+def openclaw_env(home, monkeypatch):
+    """None of OpenClaw's own variables set, whatever the environment running the tests holds."""
+    for name in ("OPENCLAW_WORKSPACE_DIR", "OPENCLAW_PROFILE", "OPENCLAW_STATE_DIR", "OPENCLAW_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    return monkeypatch
+
+
+def test_a_profile_picks_its_own_default_workspace(run_cli, home, openclaw_env, tmp_path):
+    (home / ".openclaw" / "workspace-work").mkdir()
+    (home / ".openclaw" / "workspace-work" / "AGENTS.md").write_text("Work profile rules.\n", encoding="utf-8")
+    path = openclaw_json(tmp_path, {})
+    openclaw_env.setenv("OPENCLAW_PROFILE", " work ")  # OpenClaw trims it
+    code, out, err = run_cli("render", "--config", path)
+    assert code == 0, err
+    assert "Work profile rules." in out and "Main agent rules." not in out
+    _, report, _ = run_cli("context", "--config", path)
+    assert workspace_line(report) == (
+        f"Workspace: {home}/.openclaw/workspace-work"
+        " (OpenClaw's default for $OPENCLAW_PROFILE work: the openclaw.json sets no workspace)"
+    )
+    openclaw_env.setenv("OPENCLAW_PROFILE", "Default")  # the default profile is the plain folder
+    _, out, _ = run_cli("render", "--config", path)
+    assert "Main agent rules." in out
+
+
+def test_workspace_dir_state_dir_and_home_variables(run_cli, home, openclaw_env, tmp_path, make_workspace):
+    path = openclaw_json(tmp_path, {"agents": {"list": [{"id": "main"}, {"id": "pager"}]}})
+    chosen = make_workspace({"AGENTS.md": "Chosen by variable.\n"}, name="chosen")
+    openclaw_env.setenv("OPENCLAW_WORKSPACE_DIR", str(chosen))
+    _, out, _ = run_cli("render", "--config", path)
+    assert "Chosen by variable." in out
+    _, report, _ = run_cli("context", "--config", path)
+    assert (
+        workspace_line(report) == f"Workspace: {chosen} ($OPENCLAW_WORKSPACE_DIR: the openclaw.json sets no workspace)"
+    )
+    # Another agent's default lives in the state directory, which OPENCLAW_WORKSPACE_DIR does not move.
+    _, out, _ = run_cli("render", "--config", path, "--agent", "pager")
+    assert "Pager rules." in out
+    state = tmp_path / "state"
+    (state / "workspace-pager").mkdir(parents=True)
+    (state / "workspace-pager" / "AGENTS.md").write_text("Pager in the state dir.\n", encoding="utf-8")
+    openclaw_env.setenv("OPENCLAW_STATE_DIR", str(state))
+    _, out, _ = run_cli("render", "--config", path, "--agent", "pager")
+    assert "Pager in the state dir." in out
+    # OPENCLAW_HOME stands for the home directory OpenClaw's folders live in.
+    other = tmp_path / "other-home"
+    (other / ".openclaw" / "workspace").mkdir(parents=True)
+    (other / ".openclaw" / "workspace" / "AGENTS.md").write_text("Other home.\n", encoding="utf-8")
+    openclaw_env.delenv("OPENCLAW_WORKSPACE_DIR")
+    openclaw_env.setenv("OPENCLAW_HOME", str(other))
+    _, out, _ = run_cli("render", "--config", path)
+    assert "Other home." in out
+
+
+def test_a_warm_compiler_follows_a_changed_profile(home, openclaw_env, tmp_path):
+    from promptc import Compiler, RunFacts
+
+    (home / ".openclaw" / "workspace-work").mkdir()
+    (home / ".openclaw" / "workspace-work" / "AGENTS.md").write_text("Work profile rules.\n", encoding="utf-8")
+    compiler = Compiler(config_paths=[openclaw_json(tmp_path, {})])
+    try:
+        assert "Main agent rules." in compiler.compile(RunFacts()).text
+        openclaw_env.setenv("OPENCLAW_PROFILE", "work")
+        assert "Work profile rules." in compiler.compile(RunFacts()).text
+    finally:
+        compiler.close()

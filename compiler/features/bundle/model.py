@@ -57,6 +57,8 @@ class Reported:
     """Warnings about the config, templates and workspace."""
     section_origins: tuple[SectionOrigin, ...]
     """Every section of the catalogue with its source file."""
+    workspace_reason: str = ""
+    """Why the workspace the variant was built from is the one it is."""
 
 
 @dataclass(frozen=True, slots=True)

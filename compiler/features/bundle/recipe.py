@@ -77,7 +77,7 @@ def make(prompt: Prompt, made: Made, run: RunFacts, memo: Memo) -> Recipe:
         partials=_portable_partials(_used_partials(made.partials, volatile, memo)),
         shown_dir=made.shown_dir,
         filtered_files=made.filtered_files,
-        reported=Reported(made.notes, made.section_origins),
+        reported=Reported(made.notes, made.section_origins, made.workspace_reason),
         stable=StableLayout(layout, prompt.outline[:stable_count]),
     )
 

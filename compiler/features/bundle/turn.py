@@ -85,7 +85,8 @@ def serve(
     )
     rendered = _joined(variant, below, cfg.boundary_marker, mode, cfg.cache)
     reported = recipe.reported
-    return pipeline.assemble(rendered, cfg, run, loaded, reported.notes, (user, filtered, reported.section_origins))
+    report = (user, filtered, reported.section_origins, reported.workspace_reason)
+    return pipeline.assemble(rendered, cfg, run, loaded, reported.notes, report)
 
 
 def _joined(variant: Stored, below: render.Rendered, marker: str, mode: str, cache: Any) -> render.Rendered:
