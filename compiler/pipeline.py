@@ -303,6 +303,7 @@ def _assemble(
         filtered_files=report.filtered_files,
         section_origins=report.section_origins,
         workspace_reason=report.workspace_reason,
+        heartbeat_message=variables.heartbeat_message(cfg, run),
     )
 
 

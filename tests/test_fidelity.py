@@ -62,6 +62,31 @@ def test_neither_the_run_nor_the_configured_heartbeat_prompt_reaches_the_system_
         assert "greenhouse" not in prompt.text and "ferns" not in prompt.text
 
 
+def test_the_heartbeat_message_is_handed_to_the_runtime_beside_the_prompt(make_workspace, run_cli):
+    ws = make_workspace({})
+    configured = ("agents.defaults.heartbeat.prompt=Check the greenhouse.",)
+
+    def message(run, overrides=configured):
+        return compile_prompt(Request(run=run, workspace=ws, overrides=overrides)).heartbeat_message
+
+    assert message(RunFacts(session="heartbeat")) == "Check the greenhouse."
+    assert message(RunFacts(session="heartbeat", heartbeat_prompt="Water the ferns.")) == "Water the ferns."
+    assert message(RunFacts(session="heartbeat"), ("agents.defaults.heartbeat.prompt= ",)).startswith(
+        "Heartbeat check-in."
+    )  # a blank prompt falls back to the built-in one
+    assert message(RunFacts(session="main")) is None
+    # The section switched off still leaves the turn its message.
+    off = (*configured, "agents.defaults.heartbeat.includeSystemPromptSection=false")
+    assert message(RunFacts(session="heartbeat"), off) == "Check the greenhouse."
+    code, out, _ = run_cli(
+        "render", "--workspace", ws, "--session", "heartbeat", "--format", "json", "--set", configured[0]
+    )
+    assert code == 0 and json.loads(out)["heartbeat"] == {"skip": False, "message": "Check the greenhouse."}
+    code, out, _ = run_cli("context", "--workspace", ws, "--session", "heartbeat", "--set", configured[0])
+    assert code == 0
+    assert "Heartbeat message (the turn's input, not in the prompt): Check the greenhouse." in out.splitlines()
+
+
 def test_heartbeats_are_for_the_default_agent_and_can_be_switched_off(make_workspace, write_yaml):
     ws = make_workspace({})
     config = write_yaml("c.yaml", "agents:\n  list:\n    - id: main\n    - id: helper\n")

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import tiers as cache_tiers
+from .._lib.errors import one_line
 from .._lib.frozen import thaw
 from .._lib.text import plural
 from ..model.prompt import Prompt
@@ -99,7 +100,7 @@ def report(prompt: Prompt, *, section_tokens: bool = True) -> dict[str, Any]:
             "files_raw_chars": sum(f.raw_chars for f in every_file(prompt)),
             "files_injected_chars": sum(f.injected_chars for f in prompt.files),
         },
-        "heartbeat": {"skip": prompt.heartbeat_skip},
+        "heartbeat": {"skip": prompt.heartbeat_skip, "message": prompt.heartbeat_message},
         "cache_merges": [dataclasses.asdict(m) for m in cache_merges(prompt)],
         "settings": dict(prompt.settings),
         "warnings": list(prompt.warnings),
@@ -176,6 +177,8 @@ def format_text(prompt: Prompt, detail: bool = False, read: ReadFrom | None = No
     if data["variables"]:
         lines += ["", *_variables(data)]
     lines += ["", f"Heartbeat: {'skip (HEARTBEAT.md is effectively empty)' if prompt.heartbeat_skip else 'run'}"]
+    if prompt.heartbeat_message is not None:
+        lines.append(f"Heartbeat message (the turn's input, not in the prompt): {one_line(prompt.heartbeat_message)}")
     if merges := cache_merges(prompt):
         lines += ["", "Cache tiers:", *(f"  {cache_tiers.describe_merge(m, prompt.model)}" for m in merges)]
     lines += ["", *_settings(data["settings"])]

@@ -50,7 +50,7 @@ def to_json(prompt: Prompt) -> dict[str, Any]:
             {"name": e.name, "location": e.location, "version": e.version, "included": e.included}
             for e in prompt.skills.entries
         ],
-        "heartbeat": {"skip": prompt.heartbeat_skip},
+        "heartbeat": {"skip": prompt.heartbeat_skip, "message": prompt.heartbeat_message},
         "warnings": list(prompt.warnings),
         "fingerprint": {"stable_sha256": prompt.stable_sha256, "volatile_sha256": prompt.volatile_sha256},
         "tiers": cache_tiers.entries(prompt.tiers, prompt.units),

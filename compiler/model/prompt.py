@@ -145,6 +145,10 @@ class Prompt:
     section_origins: tuple[SectionOrigin, ...] = ()
     """Every section of the catalogue with its source file and the built-in it replaces."""
     workspace_reason: str = ""
+    heartbeat_message: str | None = None
+    """On a heartbeat run, the message the runtime sends the model as that turn's input (the run's
+    `heartbeat_prompt`, else `agents.defaults.heartbeat.prompt`, else the built-in one); the system
+    prompt never holds it. None on every other run."""
     """Why the workspace is the directory it is (`from --workspace`, the config key and file that
     named it, or whose default); '' when not known."""
 

@@ -258,10 +258,17 @@ def heartbeat_prompt(cfg: ResolvedConfig, run: RunFacts) -> str | None:
     `includeSystemPromptSection` is off): the run's own prompt, else the configured one, else
     the built-in default. Other runs get none: the section only matters when a heartbeat woke
     the agent, and keeping it off ordinary turns keeps their prompt free of it."""
-    hb = cfg.heartbeat
-    if run.session != "heartbeat" or not (cfg.is_default_agent and hb.include_section):
+    if not (cfg.is_default_agent and cfg.heartbeat.include_section):
         return None
-    return blank_to_none(run.heartbeat_prompt) or blank_to_none(hb.prompt) or DEFAULT_HEARTBEAT_PROMPT
+    return heartbeat_message(cfg, run)
+
+
+def heartbeat_message(cfg: ResolvedConfig, run: RunFacts) -> str | None:
+    """What a heartbeat run sends the model as its message: the run's own prompt, else the
+    configured one, else the built-in default; None for any other run."""
+    if run.session != "heartbeat":
+        return None
+    return blank_to_none(run.heartbeat_prompt) or blank_to_none(cfg.heartbeat.prompt) or DEFAULT_HEARTBEAT_PROMPT
 
 
 DEFAULT_HEARTBEAT_PROMPT = (
