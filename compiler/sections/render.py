@@ -23,7 +23,7 @@ from .._lib.text import neutralise, normalise
 from ..model.config import CacheConfig
 from ..model.prompt import PromptUnit, RenderedSection
 from ..model.units import DYNAMIC_UNIT, JOIN, order_files, reached
-from . import cacheunits, limits, uservars
+from . import cacheunits, limits, problems, uservars
 from . import partials as partials_mod
 from .catalogue import SectionSpec, Selection
 from .environment import (
@@ -223,9 +223,9 @@ class Renderer:
         except jinja2.TemplateSyntaxError as exc:
             raise TemplateError(f"invalid 'when' expression: {exc.message}", spec.location("when")) from exc
         except jinja2.UndefinedError as exc:
-            raise TemplateError(_undefined_message(spec, exc, None), spec.location("when")) from exc
+            raise TemplateError(problems.undefined_message(spec, exc, None), spec.location("when")) from exc
         except (uservars.UserVariableError, Refused) as exc:
-            raise TemplateError(f"'when' expression: {_problem(spec, exc)}", spec.location("when")) from exc
+            raise TemplateError(f"'when' expression: {problems.describe(spec, exc)}", spec.location("when")) from exc
         except Exception as exc:  # anything the expression itself raised (1/0, "a" + 1, ...)
             raise TemplateError(
                 f"'when' expression failed: {type(exc).__name__}: {exc}", spec.location("when")
@@ -247,18 +247,18 @@ class Renderer:
             raise TemplateError(message, Location(path, exc.lineno, column)) from exc
         except jinja2.UndefinedError as exc:
             where = self._place(exc, spec)
-            message = _undefined_message(spec, exc, self._partial_at(where))
-            name = _undefined_name(exc)
+            message = problems.undefined_message(spec, exc, self._partial_at(where))
+            name = problems.undefined_name(exc)
             if name is not None:
                 message += user_variable_hint(name, uservars.declared(context.get("vars")))
                 where = self._at_word(where, spec, name)
             raise TemplateError(message, where) from exc
         except uservars.UserVariableError as exc:
             raise TemplateError(
-                _problem(spec, exc), self._at_word(self._place(exc, spec), spec, f"vars.{exc.name}")
+                problems.describe(spec, exc), self._at_word(self._place(exc, spec), spec, f"vars.{exc.name}")
             ) from exc
         except (Refused, PartialRefused, jinja2.TemplateNotFound) as exc:
-            raise TemplateError(_problem(spec, exc), self._place(exc, spec)) from exc
+            raise TemplateError(problems.describe(spec, exc), self._place(exc, spec)) from exc
         except RecursionError as exc:
             raise TemplateError(self._recursion_cause(exc), self._place(exc, spec)) from exc
         except Exception as exc:  # anything the template's own expressions raised
@@ -373,17 +373,13 @@ def _produce(template: jinja2.Template, context: Mapping[str, Any]) -> str:
     pieces each under the limit stops once they add up to it, not after they are all held."""
     pieces: list[str] = []
     size = 0
-    try:
-        for piece in template.root_render_func(template.new_context(dict(context))):
-            size += len(piece)
-            if size > limits.MAX_TEXT_CHARS:
-                raise limits.TooLarge(
-                    f"this section's output would pass {limits.MAX_TEXT_CHARS:,} characters,"
-                    " the most a template may make"
-                )
-            pieces.append(piece)
-    except Exception:
-        template.environment.handle_exception()  # re-raises, its traceback at the template's lines
+    for piece in template.generate(context):
+        size += len(piece)
+        if size > limits.MAX_TEXT_CHARS:
+            raise limits.TooLarge(
+                f"this section's output would pass {limits.MAX_TEXT_CHARS:,} characters, the most a template may make"
+            )
+        pieces.append(piece)
     return "".join(pieces)
 
 
@@ -403,28 +399,3 @@ def _render_one(
     if not text:
         return None, "rendered empty"
     return RenderedSection(spec.id, spec.side, spec.title, text, source), selection.reason
-
-
-def _undefined_name(exc: jinja2.UndefinedError) -> str | None:
-    """The variable an undefined error names (None for a missing attribute or key)."""
-    match = re.fullmatch(r"'([A-Za-z_][A-Za-z0-9_]*)' is undefined", str(exc))
-    return match.group(1) if match else None
-
-
-def _undefined_message(spec: SectionSpec, exc: jinja2.UndefinedError, partial: str | None) -> str:
-    name = _undefined_name(exc)
-    where = f" in partial {partial}" if partial else ""
-    if spec.side == "stable" and name in VOLATILE:
-        return (
-            f"stable section '{spec.id}' reads volatile variable '{name}'{where} (move the section below the boundary)"
-        )
-    return f"undefined variable{where}: {exc.message}"
-
-
-def _problem(spec: SectionSpec, exc: Exception) -> str:
-    """The message for an error a section (or its partial) ran into."""
-    if isinstance(exc, uservars.UserVariableError):
-        return f"{spec.side} section '{spec.id}' {exc.problem}" if "volatile" in exc.problem else exc.problem
-    if isinstance(exc, jinja2.TemplateNotFound):
-        return exc.message or f"partial {exc.name!r} not found"
-    return str(exc)
