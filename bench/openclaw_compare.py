@@ -61,35 +61,36 @@ def injected_sizes(prompt) -> dict[str, int]:
     return {f.name: utf16_length(f.text) for f in prompt.files if f.injected and f.status != "missing"}
 
 
-FRONTMATTER = re.compile(r"\A---\r?\n.*?\r?\n---[ \t]*(?:\r?\n|\Z)\s*", re.S)
+FRONTMATTER = re.compile(r"\A---\n.*?\n---[ \t]*(?:\n|\Z)\s*", re.S)
 """A leading YAML frontmatter block: promptc never injects it, OpenClaw does."""
 
 
-def openclaw_sizes(result, *, without_frontmatter: bool = False) -> dict[str, int]:
+def openclaw_sizes(result, *, bodies: bool = False) -> dict[str, int]:
     """OpenClaw's injected files (missing ones aside) -> the size its prompt shows.
 
     The harness counts a file before OpenClaw's last clean-up (its legacy heartbeat block
     removed, runs of empty lines squeezed); for a file it did not cut, that clean-up is redone
-    here on the file as read, so both sides count what the prompt holds.
+    here on the file as read, so both sides count what the prompt holds. `bodies`: what both
+    inject of a file's body, as promptc decides to inject it: without a leading frontmatter
+    block, CRLF and lone CR counted as one LF (an uncut file only: a cut one keeps its count).
     """
-    return {
-        f["name"]: _shown_size(f, without_frontmatter) for f in result["files"] if f["injected"] and not f["missing"]
-    }
+    return {f["name"]: _shown_size(f, bodies) for f in result["files"] if f["injected"] and not f["missing"]}
 
 
-def _shown_size(file: dict, without_frontmatter: bool) -> int:
+def _shown_size(file: dict, bodies: bool) -> int:
     if file["truncated"]:
         return file["injectedChars"]
     try:
-        text = Path(file["path"]).read_text(encoding="utf-8").rstrip()
+        with open(file["path"], encoding="utf-8", newline="") as handle:  # CRs as they are
+            text = handle.read().removeprefix("\ufeff").rstrip()
     except (OSError, UnicodeDecodeError):
         return file["injectedChars"]
-    if utf16_length(text) != file["rawChars"]:  # the loader changed it (frontmatter): keep the count
+    if utf16_length(text) != file["rawChars"]:  # the loader changed it: keep its count
         return file["injectedChars"]
     block = _openclaw_heartbeat_block()
     cleaned = text.replace(block, "") if block else text
-    if without_frontmatter:
-        cleaned = FRONTMATTER.sub("", cleaned, count=1)
+    if bodies:
+        cleaned = FRONTMATTER.sub("", cleaned.replace("\r\n", "\n").replace("\r", "\n"), count=1)
     return utf16_length(re.sub(r"\n{3,}", "\n\n", cleaned))
 
 
@@ -146,8 +147,14 @@ def compare_sized(prompt, result, tally: Tally) -> str:
     ours = injected_sizes(prompt)
     differences = size_differences(ours, openclaw_sizes(result))
     tally.sizes += not differences
-    tally.bodies += not size_differences(ours, openclaw_sizes(result, without_frontmatter=True))
-    sizes = "files within 1%" if not differences else f"files differ: {'; '.join(differences)}"
+    body_differences = size_differences(ours, openclaw_sizes(result, bodies=True))
+    tally.bodies += not body_differences
+    if not differences:
+        sizes = "files within 1%"
+    elif not body_differences:
+        sizes = f"files within 1% as bodies (as injected: {'; '.join(differences)})"
+    else:
+        sizes = f"files differ as bodies: {'; '.join(body_differences)}"
     return f"{skills_line(ours_skills, theirs_skills)}; {sizes}"
 
 
@@ -191,8 +198,8 @@ def summary(tally: Tally) -> None:
     print(f"heading lines match word for word: {tally.literal}/{tally.total}")
     print(f"injected files and sides match: {tally.files}/{tally.total}")
     print(f"same listed skills: {percent(tally.skills, tally.sized)}")
-    print(f"same injected files within 1%: {percent(tally.sizes, tally.sized)}")
-    print(f"... with OpenClaw's frontmatter not counted: {percent(tally.bodies, tally.sized)}")
+    print(f"same injected files within 1%, bodies (frontmatter and CRs aside): {percent(tally.bodies, tally.sized)}")
+    print(f"same injected files within 1%, as each builder injects them: {percent(tally.sizes, tally.sized)}")
 
 
 def guidance_points() -> dict[str, str]:

@@ -94,3 +94,15 @@ def test_crlf_and_frontmatter_cases_are_normalised() -> None:
 )
 def test_comment_only_heartbeat_files_are_effectively_empty(folder: str, empty: bool) -> None:
     assert heartbeat.is_effectively_empty(files_of(folder)["HEARTBEAT.md"].content) is empty
+
+
+@NEEDS_CORPUS
+def test_a_cut_agents_md_spends_its_budget_as_openclaws_does() -> None:
+    # nick353-clawdbot-save's AGENTS.md (28,703 characters) is cut to 20,000. OpenClaw 2026.7.1's
+    # cut, with its digest, holds 19,185 UTF-16 units of it; the digest's unused share, handed to
+    # the head and tail round after round, brings promptc's within 1% of that (a single round
+    # left 18,392 characters).
+    agents = files_of("nick353-clawdbot-save")["AGENTS.md"]
+    cut = budget.apply([agents], DEFAULTS)[0]
+    units = len(cut.text.encode("utf-16-le")) // 2
+    assert cut.status == "truncated" and abs(units - 19_185) <= 191 and len(cut.text) <= 20_000
