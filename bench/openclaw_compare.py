@@ -1,21 +1,28 @@
 """Compare promptc with OpenClaw's real builder over the corpus x session kinds x modes.
 
 Not part of CI: it needs OpenClaw installed (../shared/tools/openclaw-ref/README.md) and node.
-Both builders get the harness's example turn (`examples/turn.json`); promptc gets the config
-OpenClaw implies without one (heartbeats on, so HEARTBEAT.md is loaded; the facts' time zone;
-only the facts' one skill). Reports, per case:
+Both builders get the harness's example turn (`examples/turn.json`) without its one listed
+skill: each finds the skills itself (OpenClaw's `buildWorkspaceSkillsPrompt`; promptc with
+`skills.load.bundledDir` set to the installed package's `skills/` and the skill folders of the
+plugins OpenClaw turns on by default as extra roots, checked against this process's
+environment, which the harness shares). promptc gets the config OpenClaw implies without one
+(heartbeats on, so HEARTBEAT.md is loaded; MEMORY.md in group chats too; the facts' time zone).
+Reports, per case:
 
 - headings: our rendered sections that have an OpenClaw heading (templates/section_order.yaml)
   against OpenClaw's structural headings, as id sequences (file headings aside); and the heading
   lines themselves, word for word;
 - files: the set of (file, side) injected;
+- skills (full and minimal modes): the names listed by both, by promptc only, by OpenClaw only;
 - file sizes (full and minimal modes): the same files injected, each within 1% of OpenClaw's size
-  (UTF-16 code units on both sides, as OpenClaw counts);
+  (UTF-16 code units on both sides, as OpenClaw counts), twice: as bodies (a leading frontmatter
+  block and CRs not counted on OpenClaw's side, since promptc strips the one and turns CRLF into
+  LF by design), and as each builder injects the file;
 - the built-in guidance size for okbest2024-backup main/full: the prompt minus file headings,
   file bodies and the skills list; and how many of OpenClaw's instructions there
   (tests/support/guidance.py) promptc's prompt carries.
 
-    python bench/openclaw_compare.py [--workers 2] [--show N] [--only WORKSPACE]
+    python bench/openclaw_compare.py [--workers 2] [--show N] [--only WORKSPACE] [--kinds main,cron]
 
 Harness results are cached in $OPENCLAW_COMPARE_CACHE (default: a temp dir).
 """
