@@ -47,6 +47,10 @@ def eligibility(
         return "disabled in config"
     if cfg.skills.allowlist is not None and skill.name not in cfg.skills.allowlist:
         return "not in the agent's skills allowlist"
+    if _hidden_from_model(skill):
+        return "hidden from the model (disable-model-invocation)"
+    if _metadata_value(skill, "always") is True:  # OpenClaw: listed wherever its OS allows
+        return _os_mismatch(skill, platform)
     listed = requirements(skill)
     if (count := sum(map(len, listed.values()))) > MAX_REQUIREMENTS:
         return f"too many requirements ({count}; at most {MAX_REQUIREMENTS} are checked)"
@@ -101,6 +105,16 @@ def _names(value: Any) -> tuple[str, ...]:
     if isinstance(value, list):
         return tuple(item for item in value if isinstance(item, str))
     return ()
+
+
+TRUE_WORDS = frozenset({"true", "yes", "1"})
+"""How a frontmatter flag may say yes when it is written as text."""
+
+
+def _hidden_from_model(skill: Skill) -> bool:
+    """`disable-model-invocation: true`: the skill is for a person to invoke, never listed."""
+    flag = skill.metadata.get("disable-model-invocation")
+    return flag is True or (isinstance(flag, str) and flag.strip().lower() in TRUE_WORDS)
 
 
 def _os_mismatch(skill: Skill, platform: str) -> str | None:

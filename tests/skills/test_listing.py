@@ -280,3 +280,25 @@ def test_a_skill_with_too_many_requirements_is_ineligible_and_said_so(tmp_path: 
     assert listed_names(block) == [] and checked == []  # not one binary looked up
     assert block.entries[0].reason.startswith("ineligible: too many requirements")
     assert any(f"at most {skillblock.MAX_REQUIREMENTS}" in d for d in block.diagnostics)
+
+
+def test_always_lists_a_skill_whatever_it_requires_but_not_on_another_os(tmp_path: Path) -> None:
+    always = "  openclaw:\n    always: true\n    requires:\n      bins: [ffmpeg]\n      env: [UNSET_KEY]"
+    assert listed_names(build(meta_skill(tmp_path / "a", always))) == ["s"]
+    elsewhere = always + "\n    os: [darwin]"
+    assert build(meta_skill(tmp_path / "b", elsewhere)).entries[0].reason == "ineligible: only for darwin"
+    text_flag = '  openclaw:\n    always: "true"\n    requires:\n      bins: [ffmpeg]'  # only a boolean counts
+    assert build(meta_skill(tmp_path / "c", text_flag)).entries[0].reason == "ineligible: binaries not on PATH: ffmpeg"
+
+
+@pytest.mark.parametrize("flag", ["true", "'yes'", "'1'", "'True'"])
+def test_a_skill_for_people_only_is_never_listed(tmp_path: Path, flag: str) -> None:
+    write_files(tmp_path, {"skills/s/SKILL.md": skill_md("s", "S", f"disable-model-invocation: {flag}")})
+    block = build(tmp_path)
+    assert block.text == ""
+    assert block.entries[0].reason == "ineligible: hidden from the model (disable-model-invocation)"
+
+
+def test_a_skill_with_the_flag_off_is_listed(tmp_path: Path) -> None:
+    write_files(tmp_path, {"skills/s/SKILL.md": skill_md("s", "S", "disable-model-invocation: false")})
+    assert listed_names(build(tmp_path)) == ["s"]
