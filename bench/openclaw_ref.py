@@ -45,6 +45,7 @@ ORDER_TABLE = templates_root() / "section_order.yaml"
 KINDS = ("main", "subagent", "cron", "heartbeat")
 MEMORY_IN_GROUPS_KNOWN = "memoryInGroups" in (templates_root() / "defaults.yaml").read_text()
 MODES = ("full", "minimal", "none")
+BUNDLED_DIR_KNOWN = "bundledDir" in "".join(p.read_text() for p in (REPO / "compiler" / "inputs").rglob("*.py"))
 FILE_HEADING = re.compile(r"^## (/.*/)?(?P<name>[^/]+\.md)$")
 
 
@@ -52,6 +53,17 @@ def openclaw_dir() -> Path:
     """The installed `openclaw` package, where the harness looks for it by default."""
     found = Path(os.environ.get("OPENCLAW_REF_DIR", "/tmp/openclaw-ref"))
     return found / "node_modules" / "openclaw" if (found / "node_modules" / "openclaw").is_dir() else found
+
+
+def default_plugin_skill_dirs() -> list[Path]:
+    """The skill folders of the plugins shipped with OpenClaw that are on unless configured off
+    (`enabledByDefault` in their manifest), in OpenClaw's order (by plugin folder)."""
+    found = []
+    for manifest in sorted((openclaw_dir() / "dist" / "extensions").glob("*/openclaw.plugin.json")):
+        data = json.loads(manifest.read_text())
+        if data.get("enabledByDefault") is True:
+            found += [manifest.parent / entry for entry in data.get("skills", ()) if (manifest.parent / entry).is_dir()]
+    return [Path(os.path.normpath(path)) for path in found]
 
 
 def cache_dir() -> Path:
@@ -79,6 +91,22 @@ def openclaw(workspace: Path, facts: dict[str, Any], kind: str, mode: str, *, pr
 
 def turn_facts() -> dict[str, Any]:
     return json.loads(TURN_FACTS.read_text())
+
+
+def workspace_skills_facts() -> dict[str, Any]:
+    """The example turn with the skills each builder finds itself (the workspace's and OpenClaw's
+    bundled ones) in place of the facts' one listed skill."""
+    facts = {key: value for key, value in turn_facts().items() if key != "skills"}
+    return {**facts, "skills_source": "workspace"}
+
+
+SKILL_NAME = re.compile(r"<name>(.*?)</name>")
+
+
+def listed_skills(text: str) -> set[str]:
+    """The skill names in a prompt's `<available_skills>` block (XML-escaped as both write them)."""
+    block = re.search(r"<available_skills>.*?</available_skills>", text, re.S)
+    return set(SKILL_NAME.findall(block.group(0))) if block else set()
 
 
 # --------------------------------------------------------------------------- promptc side
@@ -127,14 +155,23 @@ def promptc_request(workspace: Path, facts: dict[str, Any], kind: str, mode: str
                 "heartbeat": {"enabled": True},
                 # ... and MEMORY.md in group chats too.
                 **({"memoryInGroups": True} if MEMORY_IN_GROUPS_KNOWN else {}),
-                "skills": [s["name"] for s in facts.get("skills", ())],
             }
         },
-        "skills": {"load": {"extraDirs": [str(_skill_dir())]}},
     }
+    if facts.get("skills_source") == "workspace":
+        # OpenClaw's own discovery: the workspace's skills and its bundled ones, checked against
+        # this process's environment (the harness runs with it too).
+        # The skills of the plugins OpenClaw turns on by default are extra roots to it as well.
+        env = dict(os.environ)
+        tree["skills"] = {"load": {"extraDirs": [str(d) for d in default_plugin_skill_dirs()]}}
+        if BUNDLED_DIR_KNOWN and (openclaw_dir() / "skills").is_dir():
+            tree["skills"]["load"]["bundledDir"] = str(openclaw_dir() / "skills")
+    else:
+        tree["agents"]["defaults"]["skills"] = [s["name"] for s in facts.get("skills", ())]
+        tree["skills"] = {"load": {"extraDirs": [str(_skill_dir())]}}
+        env = {"PATH": os.environ.get("PATH", "")}  # the workspace's own weather skill may need curl
     located = _located(tree)
     layer = layers.layer_from(located, "openclaw-compare", REPO)
-    env = {"PATH": os.environ.get("PATH", "")}  # the workspace's own weather skill may need curl
     return Request(run=run, config_layers=(layer,), workspace=workspace, plugins=False, env=env, platform="linux")
 
 

@@ -142,7 +142,7 @@ def run_stages(
     user = uservars.resolve(cfg, run)
     contexts = variables.build(cfg, run, routed, contribution, shown_dir, user)
     rendered = src.renderer.render(selected, contexts, cfg.boundary_marker, mode, templates.partials, cfg.cache)
-    notes = src.config_set().notes + templates.notes + _workspace_notes(shown_dir, root)
+    notes = src.config_set().notes + templates.notes + _workspace_notes(shown_dir, root) + _absent_notes(read, files)
     report = _Report(user, filtered_rows(read, drops, run), templates.origins, src.workspace_reason(cfg))
     prompt = _assemble(rendered, cfg, run, loaded, notes, report)
     if observe is not None:
@@ -231,6 +231,13 @@ def _workspace_notes(shown_dir: str, root: Path) -> tuple[str, ...]:
     if shown_dir == str(root):
         return ()
     return (f"the prompt names the workspace {shown_dir} (agents.defaults.workspace); its files were read from {root}",)
+
+
+def _absent_notes(read: Sequence[WorkspaceFile], files: Sequence[WorkspaceFile]) -> tuple[str, ...]:
+    """What an absent file a filter left out says about the workspace (a lowercase `memory.md`
+    beside no MEMORY.md): the files left in say their own."""
+    kept = {f.name for f in files}
+    return tuple(d for f in read if f.status == "missing" and f.name not in kept for d in f.diagnostics)
 
 
 # --------------------------------------------------------------------------- result

@@ -87,6 +87,8 @@ def report(prompt: Prompt, *, section_tokens: bool = True) -> dict[str, Any]:
         ],
         "skills": [{"name": e.name, "included": e.included, "reason": e.reason} for e in prompt.skills.entries],
         "skills_note": prompt.skills.note,
+        "skills_format": "compact" if prompt.skills.compact else "full",
+        "skills_bundled": prompt.skills.bundled,
         "skills_summary": skills_summary(prompt),
         "variables": [
             {"name": v.name, "side": v.side, "value": thaw(v.value), "origin": v.origin} for v in prompt.variables
@@ -228,10 +230,14 @@ def _sections_table(data: dict[str, Any]) -> list[str]:
 def _skills(data: dict[str, Any], detail: bool) -> list[str]:
     summary = data["skills_summary"]
     lines = [f"Skills: {summary['found']} SKILL.md found, {summary['eligible']} eligible, {summary['listed']} listed"]
+    if data["skills_format"] == "compact":
+        lines[0] += " in the compact form (names and locations; descriptions omitted to fit the skills budget)"
     for label, key in (("not listed", "not_listed"), ("not eligible", "ineligible"), ("skipped", "skipped")):
         if summary[key]:
             total = sum(summary[key].values())
             lines.append(f"  {label}: {total} ({', '.join(f'{reason}: {n}' for reason, n in summary[key].items())})")
+    if data["skills_bundled"]:
+        lines.append(f"  bundled skills: {data['skills_bundled']}")
     if data["skills_note"]:
         lines.append(f"  note: {data['skills_note']}")
     if detail:

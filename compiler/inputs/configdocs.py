@@ -67,13 +67,17 @@ DESCRIPTIONS: dict[str, str] = {
     AGENT_ENTRY + ".tools.deny": "Tools this agent never gets.",
     "skills": "Where skills are found, which are listed, and the budget of the list.",
     "skills.limits": "Limits of the skills list.",
-    "skills.limits.maxSkillsPromptChars": "Budget of the skills list, in characters; over it descriptions are "
-    "shortened, then dropped, then skills left out.",
+    "skills.limits.maxSkillsPromptChars": "Budget of the skills list, in characters; over it the list takes its "
+    "compact form (no descriptions), then leaves out the last skills.",
     "skills.limits.maxSkillsInPrompt": "The most skills the list holds.",
     "skills.entries": "Settings by skill name.",
     "skills.entries{}.enabled": "`false` leaves the skill out of the list.",
     "skills.load": "Where skills are looked for besides `<workspace>/skills`.",
     "skills.load.extraDirs": "More skill roots, lowest precedence first (the workspace's own skills win).",
+    "skills.load.bundledDir": "OpenClaw's bundled skills, listed with the others: a directory, or `auto` for "
+    "the `skills/` folder of an installed `openclaw` package (`$OPENCLAW_BUNDLED_SKILLS_DIR`, else the package of "
+    "the `openclaw` command on PATH; none when neither is found). Unset: none. A bundled skill wins over an extra "
+    "root's of the same name, the workspace's over both.",
     "skills.load.allowSymlinkTargets": "Directories a skill's symlink may point into although they are outside "
     "its root.",
     "tools": "Tool settings: the tools of a run that lists none, and settings that change the guidance.",

@@ -39,6 +39,8 @@ class Field:
     nullable: bool = False
     is_path: bool = False
     """Relative paths are resolved against the directory of the file that set them."""
+    keywords: tuple[str, ...] = ()
+    """Values of a path field that are words, kept as they are (`auto`)."""
     convert: Callable[[Any], Any] | None = None
     """Turns a valid raw value into the stored one."""
 
@@ -129,6 +131,9 @@ AGENT_ENTRY = Table(
     required=("id",),
 )
 
+BUNDLED_AUTO = "auto"
+"""`skills.load.bundledDir: auto`: look for an installed `openclaw` package (skills/bundled.py)."""
+
 AGENT_OVERRIDES: dict[tuple[str, ...], str] = {
     ("skills", "limits"): "skillsLimits",
     ("prompt", "values"): "promptValues",
@@ -145,6 +150,7 @@ SCHEMA = Table(
                 "load": Table(
                     {
                         "extraDirs": Field(string_list, is_path=True),
+                        "bundledDir": Field(one_line, nullable=True, is_path=True, keywords=(BUNDLED_AUTO,)),
                         "allowSymlinkTargets": Field(string_list, is_path=True),
                     }
                 ),

@@ -302,6 +302,7 @@ def _build(
             max_in_prompt=limits["maxSkillsInPrompt"],
             disabled=frozenset(name for name, e in skills_tree["entries"].items() if e.get("enabled") is False),
             extra_dirs=tuple(skills_tree["load"]["extraDirs"]),
+            bundled_dir=skills_tree["load"]["bundledDir"],
         ),
         user_timezone=s["userTimezone"],
         time_format=s["timeFormat"],

@@ -118,7 +118,7 @@ def _check_field(node: Field, value: Any, path: tuple, located: yamlsrc.Located,
     if problem is not None:
         problems.append(ConfigError(f"{_dotted(path)}: {problem}", located.where(path)))
         return value
-    if node.is_path:
+    if node.is_path and value not in node.keywords:
         return _resolve_paths(value, base_dir)
     return node.convert(value) if node.convert else value
 
@@ -149,7 +149,7 @@ def path_values(value: Any, node: Node | None = None, where: tuple = ()) -> Iter
     """(key path, text) of every path-valued config field in a (possibly unvalidated) tree."""
     node = SCHEMA if node is None else node
     if isinstance(node, Field):
-        if node.is_path and isinstance(value, str):
+        if node.is_path and isinstance(value, str) and value not in node.keywords:
             yield where, value
         elif node.is_path and isinstance(value, list):
             yield from ((where + (i,), text) for i, text in enumerate(value) if isinstance(text, str))

@@ -67,6 +67,9 @@ class SkillsConfig:
     """Names with `skills.entries.<name>.enabled: false`."""
     extra_dirs: tuple[str, ...] = ()
     """More skill roots, lowest precedence first."""
+    bundled_dir: str | None = None
+    """`skills.load.bundledDir`: a directory of bundled skills, `auto` (look for an installed
+    `openclaw` package), or None for none."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -123,6 +123,11 @@ class SkillsBlock:
     skipped: tuple[tuple[str, str], ...] = ()
     """(SKILL.md path, why) for every file found but not made a skill, why as a short group
     name (`no frontmatter`, `no description`, `too large`, ...); details are in `diagnostics`."""
+    compact: bool = False
+    """Whether the list is in its compact form (names and locations, descriptions omitted),
+    as it is when the full list is over the skills budget."""
+    bundled: str | None = None
+    """The bundled skills folder the list drew on, and how it was found; None for none."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,22 +7,25 @@ import os
 import re
 from collections.abc import Callable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass
+from functools import cache
+from itertools import accumulate
 from pathlib import Path
 from typing import Any, TypeGuard
 
 from .._lib import fsutil
 from .._lib.errors import one_line
 from .._lib.reads import Recorder
+from .._lib.resources import shipped_yaml
 from .._lib.text import replace_surrogates
 from ..model.config import ResolvedConfig
 from ..model.workspace import Skill, SkillEntry, SkillsBlock
+from .bundled import bundled_dir
 from .discover import MAX_DEPTH, MAX_EXTRA_DEPTH, NESTED_ROOT, discover, shown_path
 
 METADATA_NAMESPACES = ("openclaw", "clawdbot")
 """Sub-mappings of `metadata` that may carry `os` / `requires` (both spellings occur in the wild)."""
 PLATFORM_ALIASES = {"macos": "darwin", "mac": "darwin", "osx": "darwin", "windows": "win32"}
-ELLIPSIS = "..."
-MIN_DESCRIPTION_CHARS = len(ELLIPSIS) + 1
+NOTICES = "skills_notice.yaml"
 MAX_REQUIREMENTS = 64
 """`requires` names one skill may list (bins, anyBins, env and config together); a skill with
 more is ineligible, so a workspace cannot make every compile check thousands of binaries."""
@@ -44,6 +47,10 @@ def eligibility(
         return "disabled in config"
     if cfg.skills.allowlist is not None and skill.name not in cfg.skills.allowlist:
         return "not in the agent's skills allowlist"
+    if _hidden_from_model(skill):
+        return "hidden from the model (disable-model-invocation)"
+    if _metadata_value(skill, "always") is True:  # OpenClaw: listed wherever its OS allows
+        return _os_mismatch(skill, platform)
     listed = requirements(skill)
     if (count := sum(map(len, listed.values()))) > MAX_REQUIREMENTS:
         return f"too many requirements ({count}; at most {MAX_REQUIREMENTS} are checked)"
@@ -100,6 +107,16 @@ def _names(value: Any) -> tuple[str, ...]:
     return ()
 
 
+TRUE_WORDS = frozenset({"true", "yes", "1"})
+"""How a frontmatter flag may say yes when it is written as text."""
+
+
+def _hidden_from_model(skill: Skill) -> bool:
+    """`disable-model-invocation: true`: the skill is for a person to invoke, never listed."""
+    flag = skill.metadata.get("disable-model-invocation")
+    return flag is True or (isinstance(flag, str) and flag.strip().lower() in TRUE_WORDS)
+
+
 def _os_mismatch(skill: Skill, platform: str) -> str | None:
     """A reason when the skill names operating systems and this platform is not one of them."""
     wanted = {PLATFORM_ALIASES.get(name.lower(), name.lower()) for name in _names(_metadata_value(skill, "os"))}
@@ -137,25 +154,30 @@ def build(
 ) -> SkillsBlock:
     """The `<available_skills>` block for this agent and every skill's fate.
 
-    Roots: `skills.load.extraDirs` (lowest first; the config stage made them absolute), then
-    `<workspace>/skills`. A workspace skill may not lead out of the workspace, an extra root's
+    Roots, lowest precedence first as OpenClaw merges them: `skills.load.extraDirs` (the config
+    stage made them absolute), the bundled skills folder (`skills.load.bundledDir`), then
+    `<workspace>/skills`. A workspace skill may not lead out of the workspace, another root's
     skill not out of that root, except into `skills.load.allowSymlinkTargets`. Locations inside
     the workspace are shown relative to it.
     """
     workspace_root = Path(os.path.abspath(workspace_root))
     extra = [Path(directory) for directory in cfg.skills.extra_dirs]
+    bundled, found_by = bundled_dir(cfg.skills.bundled_dir, env, which)
+    others = extra + ([bundled] if bundled is not None else [])
     skipped: list[tuple[str, str]] = []
     found, diagnostics = discover(
-        extra + [workspace_root / "skills"],
+        others + [workspace_root / "skills"],
         tracker,
-        bases=[*extra, workspace_root],
-        identities=[*[None] * len(extra), workspace_identity],
+        bases=[*others, workspace_root],
+        identities=[*[None] * len(others), workspace_identity],
         allowed=allowed_targets(cfg),
         parsed=parsed,
         skipped=skipped,
-        depths=[*map(_extra_depth, extra), MAX_DEPTH],
+        depths=[*map(_extra_depth, extra), *([MAX_DEPTH] * (len(others) - len(extra))), MAX_DEPTH],
     )
     diagnostics += tuple(f"{d}: skills.load.extraDirs entry is not a directory" for d in extra if not d.is_dir())
+    if bundled is not None and not bundled.is_dir():
+        diagnostics += (f"{bundled}: skills.load.bundledDir is not a directory",)
     diagnostics += tuple(
         f"{s.location}: lists {count} requirements (at most {MAX_REQUIREMENTS}); skill not eligible"
         for s in found
@@ -171,7 +193,8 @@ def build(
     within_count = {skill.name for skill in candidates}
     entries = tuple(_entry(skill, reasons[skill.name], listed, within_count) for skill in shown)
     shown_skipped = tuple((shown_path(Path(path), workspace_root), why) for path, why in skipped)
-    return SkillsBlock(listing.text, entries, listing.note, diagnostics, shown_skipped)
+    shown_bundled = None if bundled is None else f"{bundled} (from {found_by})"
+    return SkillsBlock(listing.text, entries, listing.note, diagnostics, shown_skipped, listing.compact, shown_bundled)
 
 
 def _extra_depth(root: Path) -> int:
@@ -222,41 +245,36 @@ class Listing:
     """How many of the candidate skills are listed."""
     note: str | None
     """What was cut, when anything was."""
+    compact: bool = False
+    """Whether the list is in its compact form: names and locations, no descriptions."""
 
 
 def fit_listing(skills: Sequence[Skill], eligible_total: int, max_chars: int) -> Listing:
-    """The fullest listing within `max_chars`: all descriptions, then shortened ones, then none,
-    then the largest prefix of skills without descriptions.
+    """The fullest listing within `max_chars`, in OpenClaw's order of fallbacks: every candidate
+    with its description; else every candidate in the compact form (no descriptions); else the
+    longest prefix of the candidates that fits in the compact form. The note line counts.
     """
     if not skills:
         return Listing("", 0, None)
-    sizes = [_fixed_size(skill) for skill in skills]
+    full = [_element_length(skill, with_description=True) for skill in skills]
+    compact = list(accumulate((_element_length(skill, with_description=False) for skill in skills), initial=0))
+    whole = len(skills)
 
-    def fits(count: int, description_chars: int | None) -> bool:
-        return rendered_length(skills, sizes, count, description_chars, eligible_total) <= max_chars
+    def fits(count: int, is_compact: bool) -> bool:
+        elements = compact[count] if is_compact else sum(full[:count])
+        return _list_length(count, elements, _note(count, eligible_total, is_compact)) <= max_chars
 
-    count, description_chars = _choose_cut(len(skills), _longest_description(skills), fits)
-    if count == 0:
-        return Listing("", 0, _note(0, eligible_total, 0))
-    text = _render(skills, count, description_chars, eligible_total)
-    return Listing(text, count, _note(count, eligible_total, description_chars))
-
-
-def _choose_cut(total: int, longest: int, fits: Callable[[int, int | None], bool]) -> tuple[int, int | None]:
-    """(count, description limit): None keeps descriptions whole, 0 omits them."""
-    if fits(total, None):
-        return total, None
-    shortened = _largest(MIN_DESCRIPTION_CHARS, longest - 1, lambda chars: fits(total, chars))
-    if shortened is not None:
-        return total, shortened
-    if fits(total, 0):
-        return total, 0
-    return _largest(1, total - 1, lambda count: fits(count, 0)) or 0, 0
+    if fits(whole, False):
+        count, is_compact = whole, False
+    else:
+        count, is_compact = (whole if fits(whole, True) else _largest(0, whole - 1, lambda n: fits(n, True))), True
+    note = _note(count, eligible_total, is_compact)
+    return Listing(_render(skills[:count], is_compact, note) if count else "", count, note, is_compact)
 
 
-def _largest(low: int, high: int, ok: Callable[[int], bool]) -> int | None:
-    """The largest value in [low, high] for which the monotone test `ok` holds, or None."""
-    best = None
+def _largest(low: int, high: int, ok: Callable[[int], bool]) -> int:
+    """The largest value in [low, high] for which the monotone test `ok` holds (`low` if none)."""
+    best = low
     while low <= high:
         middle = (low + high) // 2
         if ok(middle):
@@ -266,53 +284,33 @@ def _largest(low: int, high: int, ok: Callable[[int], bool]) -> int | None:
     return best
 
 
-def _longest_description(skills: Sequence[Skill]) -> int:
-    """Length of the longest description."""
-    return max(len(skill.description) for skill in skills)
+_LIST_TAGS = len("<available_skills>") + len("</available_skills>")
 
 
-def _render(skills: Sequence[Skill], count: int, description_chars: int | None, eligible_total: int) -> str:
-    """The note (when something is cut) and the XML block for the first `count` skills."""
+def _list_length(count: int, elements: int, note: str | None) -> int:
+    """len(_render(...)) for `count` skills whose elements (each with its line breaks) take
+    `elements` characters: the budget search measures listings without building them."""
+    if count == 0:
+        return len(note) if note else 0
+    return (len(note) + 1 if note else 0) + _LIST_TAGS + 1 + elements
+
+
+def _element_length(skill: Skill, *, with_description: bool) -> int:
+    """Characters of one skill's lines in the listing, each line with its line break."""
+    return sum(len(line) + 1 for line in _skill_lines(skill, skill.description if with_description else ""))
+
+
+def _render(skills: Sequence[Skill], compact: bool, note: str | None) -> str:
+    """The note (when something is cut) and the XML block of the given skills."""
     lines = ["<available_skills>"]
-    for skill in skills[:count]:
-        lines.extend(_skill_lines(skill, _shorten(skill.description, description_chars)))
+    for skill in skills:
+        lines.extend(_skill_lines(skill, "" if compact else skill.description))
     lines.append("</available_skills>")
-    note = _note(count, eligible_total, description_chars)
     return "\n".join(([note] if note else []) + lines)
 
 
-def _fixed_size(skill: Skill) -> tuple[int, int]:
-    """(characters, lines) of a skill's element without its description line."""
-    lines = _skill_lines(skill, "")
-    return sum(map(len, lines)), len(lines)
-
-
-_DESCRIPTION_TAGS = len("    <description></description>")
-
-
-def rendered_length(
-    skills: Sequence[Skill],
-    sizes: Sequence[tuple[int, int]],
-    count: int,
-    description_chars: int | None,
-    eligible_total: int,
-) -> int:
-    """len(_render(skills, count, description_chars, eligible_total)), worked out from each
-    skill's fixed size and its shortened description alone: the budget search asks for a
-    dozen lengths, and need not build a listing for each."""
-    note = _note(count, eligible_total, description_chars)
-    chars = len("<available_skills>") + len("</available_skills>") + (len(note) if note else 0)
-    lines = 2 + (1 if note else 0)
-    for skill, (fixed_chars, fixed_lines) in zip(skills[:count], sizes):
-        chars, lines = chars + fixed_chars, lines + fixed_lines
-        description = _shorten(skill.description, description_chars)
-        if description:
-            chars, lines = chars + _DESCRIPTION_TAGS + len(xml_escape(description)), lines + 1
-    return chars + lines - 1  # the line breaks between the lines
-
-
 def _skill_lines(skill: Skill, description: str) -> list[str]:
-    """One `<skill>` element, indented two spaces, its fields four."""
+    """One `<skill>` element, indented two spaces, its fields four (an empty field is left out)."""
     fields = [
         ("name", skill.name),
         ("description", description),
@@ -323,25 +321,21 @@ def _skill_lines(skill: Skill, description: str) -> list[str]:
     return ["  <skill>", *inner, "  </skill>"]
 
 
-def _shorten(description: str, limit: int | None) -> str:
-    """The description cut to `limit` characters with `...`; whole for None, '' for 0."""
-    if limit is None or len(description) <= limit:
-        return description
-    if limit == 0:
-        return ""
-    return description[: limit - len(ELLIPSIS)].rstrip() + ELLIPSIS
+@cache
+def notices() -> Mapping[str, str]:
+    """The note lines' wording (templates/skills_notice.yaml), by case."""
+    return shipped_yaml(NOTICES)
 
 
-def _note(count: int, eligible_total: int, description_chars: int | None) -> str | None:
-    """One line saying what was left out of the list, or None when nothing was."""
-    parts = []
+def _note(count: int, eligible_total: int, compact: bool) -> str | None:
+    """One line saying what the budget changed in the list, or None when nothing was."""
     if count < eligible_total:
-        parts.append(f"{count} of {eligible_total} eligible skills listed")
-    if description_chars == 0:
-        parts.append("descriptions omitted")
-    elif description_chars is not None:
-        parts.append(f"descriptions shortened to {description_chars} characters")
-    return f"(Skills list shortened: {'; '.join(parts)}.)" if parts else None
+        case = "fewer_compact" if compact else "fewer"
+    elif compact:
+        case = "compact"
+    else:
+        return None
+    return notices()[case].format(listed=count, total=eligible_total)
 
 
 _XML_ESCAPES = {

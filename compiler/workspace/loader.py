@@ -9,6 +9,7 @@ here: a Compiler keeps the whole stage while the files it read are unchanged.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,9 +22,13 @@ from ..model.workspace import BOOTSTRAP_FILE_NAMES, WorkspaceFile
 MAX_FILE_BYTES = 2 * 1024 * 1024
 """Files larger than this are not read (`skipped: too large`)."""
 MEMORY_FALLBACK_NAME = "memory.md"
-"""Used in MEMORY.md's place only when MEMORY.md itself is absent."""
+"""The lowercase name older workspaces gave MEMORY.md. It is never loaded, as OpenClaw loads only
+MEMORY.md (spelled exactly); when it is there and MEMORY.md is not, a warning says so."""
 LISTED_NAMES = frozenset(BOOTSTRAP_FILE_NAMES) | {MEMORY_FALLBACK_NAME}
 """The entries of the workspace directory this stage looks at."""
+UNREAD_LOWERCASE_MEMORY = (
+    f"{MEMORY_FALLBACK_NAME} is not loaded: only MEMORY.md is (as in OpenClaw); rename it to MEMORY.md to inject it"
+)
 
 _UTF8_BOM = b"\xef\xbb\xbf"
 
@@ -67,7 +72,8 @@ def load(
             str(root), os.fstat(fd), entries, lambda: frozenset(os.listdir(root)) & LISTED_NAMES, LISTED_NAMES
         )
         opened = _Root(fd, root, fsutil.path_spellings(root, fd))
-        return tuple(_load_one(name, opened, name in entries, tracker) for name in _bootstrap_names(entries))
+        files = tuple(_load_one(name, opened, name in entries, tracker) for name in BOOTSTRAP_FILE_NAMES)
+        return _with_lowercase_memory_note(files, entries)
     finally:
         os.close(fd)
 
@@ -83,11 +89,12 @@ def _open_root(root: Path, identity: fsutil.Identity | None) -> int:
         raise WorkspaceError(f"cannot list workspace directory: {error.strerror}", Location(str(root))) from error
 
 
-def _bootstrap_names(entries: frozenset[str]) -> tuple[str, ...]:
-    """The fixed list, with `memory.md` standing in for an absent MEMORY.md."""
-    if "MEMORY.md" not in entries and MEMORY_FALLBACK_NAME in entries:
-        return BOOTSTRAP_FILE_NAMES[:-1] + (MEMORY_FALLBACK_NAME,)
-    return BOOTSTRAP_FILE_NAMES
+def _with_lowercase_memory_note(files: tuple[WorkspaceFile, ...], entries: frozenset[str]) -> tuple[WorkspaceFile, ...]:
+    """The files, the absent MEMORY.md carrying a warning when a `memory.md` is there instead."""
+    if "MEMORY.md" in entries or MEMORY_FALLBACK_NAME not in entries:
+        return files
+    memory = files[-1]
+    return (*files[:-1], dataclasses.replace(memory, diagnostics=(*memory.diagnostics, UNREAD_LOWERCASE_MEMORY)))
 
 
 def _load_one(name: str, root: _Root, present: bool, tracker: Recorder) -> WorkspaceFile:

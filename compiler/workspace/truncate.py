@@ -84,8 +84,8 @@ LIST_OR_HEADING = re.compile(r"^(#{1,6}\s|[-*+]\s|\d+[.)]\s)")
 def truncate_with_digest(name: str, text: str, max_chars: int, style: str = "75/25") -> str:
     """Keep about 45% from the start, a digest of the rule lines from the cut middle in about 35%,
     and about 15% from the end; a digest that needs less than its share gives the rest back to
-    the head and tail (three parts to one; less when the full share would take every rule line
-    of the middle into the head). The result is never longer than `max_chars`; when the
+    the head and tail (three parts to one), as much of it as still leaves a rule line in the
+    middle, and again for what the smaller middle's digest leaves unused. The result is never longer than `max_chars`; when the
     budget is too small for the digest layout, or the middle has no rule lines, the plain cut is
     used."""
     text = text.rstrip()
@@ -95,16 +95,38 @@ def truncate_with_digest(name: str, text: str, max_chars: int, style: str = "75/
     cut = _digest_cut(text, head_share, tail_share, digest_share)
     if cut is None:  # no rules in the middle: the plain cut keeps more of the file
         return truncate_file(name, text, max_chars, style)
-    spare = digest_share - cut.used
-    for given in (spare, spare // 2, spare // 4) if spare > 0 else ():  # the most that keeps a rule in the middle
-        wider = _digest_cut(text, head_share + given * 3 // 4, tail_share + given // 4, cut.used)
-        if wider is not None:
-            cut = wider
+    head_chars, tail_chars, budget = head_share, tail_share, digest_share
+    for _ in range(WIDENING_ROUNDS):  # a wider head and tail leave fewer rules: spare again
+        spare = budget - cut.used
+        wider = _widest(text, head_chars, tail_chars, spare, cut.used)
+        if wider is None:
             break
+        given, cut = wider
+        head_chars, tail_chars, budget = head_chars + given * 3 // 4, tail_chars + given // 4, budget - given
     head, tail = text[: cut.head_end], text[cut.tail_start :]
     lines = digest_lines(name, len(head), len(tail), len(text), cut.chosen, cut.left_out)
     result = "\n".join(part for part in (head, *lines, tail) if part)
     return result if len(result) <= max_chars else truncate_file(name, text, max_chars, style)
+
+
+WIDENING_ROUNDS = 4
+"""How often the digest's unused share is handed to the head and tail (each round's wider cut
+leaves a smaller middle, so a smaller digest and some share unused again)."""
+
+
+def _widest(text: str, head: int, tail: int, spare: int, used: int) -> tuple[int, _DigestCut] | None:
+    """The most of `spare` (three parts to the head, one to the tail) that still leaves a rule
+    line in the middle, with its cut; None when none of it does. A wider head and tail only
+    ever shrink the middle, so the test is monotone."""
+    low, high, best = 1, spare, None
+    while low <= high:
+        middle = (low + high) // 2
+        found = _digest_cut(text, head + middle * 3 // 4, tail + middle // 4, used)
+        if found is not None:
+            best, low = (middle, found), middle + 1
+        else:
+            high = middle - 1
+    return best
 
 
 @dataclass(frozen=True, slots=True)

@@ -122,32 +122,49 @@ def budget_case(tmp_path: Path, max_chars: int):
     return build(tmp_path, make_config(skills=SkillsConfig(max_prompt_chars=max_chars)))
 
 
-def test_budget_first_shortens_descriptions(tmp_path: Path) -> None:
+COMPACT_ELEMENT = 10 + 25 + 49 + 47 + 11
+"""One budget_case skill without its description, each line with its line break: `  <skill>`,
+`    <name>skill-0</name>`, `    <location>skills/skill-0/SKILL.md</location>`, a `<version>`
+line holding `sha256:` and 16 hex digits, `  </skill>`."""
+LIST_TAGS = len("<available_skills>\n") + len("</available_skills>")
+
+
+def test_a_list_within_budget_keeps_every_description_and_has_no_note(tmp_path: Path) -> None:
+    block = budget_case(tmp_path, 100_000)
+    assert block.note is None and block.compact is False and block.text.count("<description>") == 5
+
+
+def test_over_budget_the_list_takes_the_compact_form_and_says_so(tmp_path: Path) -> None:
     full = len(budget_case(tmp_path / "full", 100_000).text)
-    block = budget_case(tmp_path / "tight", full - 100)
-    assert len(block.text) <= full - 100
+    block = budget_case(tmp_path / "tight", full - 1)
     assert listed_names(block) == [f"skill-{index}" for index in range(5)]
-    assert block.text.count("...</description>") == 5
-    assert "descriptions shortened" in block.note and block.text.splitlines()[0] == block.note
+    assert "<description>" not in block.text and block.compact is True
+    assert block.note == skillblock.notices()["compact"]
+    assert block.text == f"{block.note}\n" + block.text.split("\n", 1)[1]
+    assert len(block.text) == len(block.note) + 1 + LIST_TAGS + 5 * COMPACT_ELEMENT
 
 
-def test_budget_then_omits_descriptions(tmp_path: Path) -> None:
-    # Five skills of about 150 characters each without descriptions; far less with them.
-    block = budget_case(tmp_path, 900)
-    assert len(block.text) <= 900
-    assert "<description>" not in block.text
-    assert len(listed_names(block)) == 5
-    assert "descriptions omitted" in block.note
+def test_the_compact_form_is_used_whole_when_it_fits_exactly(tmp_path: Path) -> None:
+    exact = len(skillblock.notices()["compact"]) + 1 + LIST_TAGS + 5 * COMPACT_ELEMENT
+    assert len(listed_names(budget_case(tmp_path / "a", exact))) == 5
+    assert len(listed_names(budget_case(tmp_path / "b", exact - 1))) < 5
 
 
-def test_budget_then_lists_fewer_skills(tmp_path: Path) -> None:
-    block = budget_case(tmp_path, 400)
-    assert len(block.text) <= 400
-    assert "<description>" not in block.text
-    assert 0 < len(listed_names(block)) < 5
-    assert listed_names(block) == [f"skill-{index}" for index in range(len(listed_names(block)))]
-    assert f"{len(listed_names(block))} of 5 eligible skills listed" in block.note
+def test_when_even_the_compact_form_is_over_budget_the_first_skills_that_fit_are_listed(tmp_path: Path) -> None:
+    note = skillblock.notices()["fewer_compact"].format(listed=3, total=5)
+    three = len(note) + 1 + LIST_TAGS + 3 * COMPACT_ELEMENT
+    block = budget_case(tmp_path / "three", three)
+    assert listed_names(block) == ["skill-0", "skill-1", "skill-2"] and block.compact is True
+    assert block.note == note and len(block.text) == three
     assert {entry.reason for entry in block.entries if not entry.included} == {"skills budget"}
+    assert listed_names(budget_case(tmp_path / "two", three - 1)) == ["skill-0", "skill-1"]
+
+
+def test_the_count_limit_alone_keeps_the_descriptions(tmp_path: Path) -> None:
+    write_files(tmp_path, {f"skills/{name}/SKILL.md": skill_md(name, "d") for name in "abc"})
+    block = build(tmp_path, make_config(skills=SkillsConfig(max_in_prompt=2)))
+    assert block.note == "(Skills list shortened: 2 of 3 eligible skills listed.)"
+    assert block.compact is False and block.text.count("<description>d</description>") == 2
 
 
 def test_budget_too_small_for_any_skill_gives_no_text(tmp_path: Path) -> None:
@@ -167,6 +184,7 @@ def test_any_listing_fits_its_budget_and_keeps_a_name_ordered_prefix(found, max_
         f"<description>{skillblock.xml_escape(skill.description)}</description>" in listing.text for skill in found
     )
     assert (listing.note is None) == (whole or not found)
+    assert listing.compact == ("<description>" not in listing.text and bool(listing.note))
 
 
 @settings(max_examples=200, deadline=None)
@@ -178,19 +196,17 @@ def test_any_listing_fits_its_budget_and_keeps_a_name_ordered_prefix(found, max_
     data=st.data(),
 )
 def test_the_measured_length_of_a_listing_is_its_length(found, exotic, data) -> None:
-    """The budget search measures listings without building them (skillblock.rendered_length):
+    """The budget search measures listings without building them (skillblock._list_length):
     every measure must be the length of the listing it stands for."""
     listed = list(found) + [
         skills.Skill(f"zz-{i}", text or "x", f"skills/{i}/SKILL.md", "") for i, text in enumerate(exotic)
     ]
-    if not listed:
-        return
-    sizes = [skillblock._fixed_size(skill) for skill in listed]
     count = data.draw(st.integers(min_value=0, max_value=len(listed)))
-    chars = data.draw(st.one_of(st.none(), st.integers(min_value=0, max_value=200)))
-    total = data.draw(st.integers(min_value=len(listed), max_value=len(listed) + 3))
-    expected = len(skillblock._render(listed, count, chars, total))
-    assert skillblock.rendered_length(listed, sizes, count, chars, total) == expected
+    compact = data.draw(st.booleans())
+    note = data.draw(st.one_of(st.none(), st.text(max_size=40)))
+    elements = sum(skillblock._element_length(s, with_description=not compact) for s in listed[:count])
+    expected = len(skillblock._render(listed[:count], compact, note)) if count else len(note or "")
+    assert skillblock._list_length(count, elements, note) == expected
 
 
 # --------------------------------------------------------------------------- XML that parses
@@ -264,3 +280,25 @@ def test_a_skill_with_too_many_requirements_is_ineligible_and_said_so(tmp_path: 
     assert listed_names(block) == [] and checked == []  # not one binary looked up
     assert block.entries[0].reason.startswith("ineligible: too many requirements")
     assert any(f"at most {skillblock.MAX_REQUIREMENTS}" in d for d in block.diagnostics)
+
+
+def test_always_lists_a_skill_whatever_it_requires_but_not_on_another_os(tmp_path: Path) -> None:
+    always = "  openclaw:\n    always: true\n    requires:\n      bins: [ffmpeg]\n      env: [UNSET_KEY]"
+    assert listed_names(build(meta_skill(tmp_path / "a", always))) == ["s"]
+    elsewhere = always + "\n    os: [darwin]"
+    assert build(meta_skill(tmp_path / "b", elsewhere)).entries[0].reason == "ineligible: only for darwin"
+    text_flag = '  openclaw:\n    always: "true"\n    requires:\n      bins: [ffmpeg]'  # only a boolean counts
+    assert build(meta_skill(tmp_path / "c", text_flag)).entries[0].reason == "ineligible: binaries not on PATH: ffmpeg"
+
+
+@pytest.mark.parametrize("flag", ["true", "'yes'", "'1'", "'True'"])
+def test_a_skill_for_people_only_is_never_listed(tmp_path: Path, flag: str) -> None:
+    write_files(tmp_path, {"skills/s/SKILL.md": skill_md("s", "S", f"disable-model-invocation: {flag}")})
+    block = build(tmp_path)
+    assert block.text == ""
+    assert block.entries[0].reason == "ineligible: hidden from the model (disable-model-invocation)"
+
+
+def test_a_skill_with_the_flag_off_is_listed(tmp_path: Path) -> None:
+    write_files(tmp_path, {"skills/s/SKILL.md": skill_md("s", "S", "disable-model-invocation: false")})
+    assert listed_names(build(tmp_path)) == ["s"]

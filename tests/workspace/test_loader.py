@@ -34,10 +34,20 @@ def test_all_eight_files_come_back_in_fixed_order_with_missing_ones(tmp_path: Pa
     assert files[2].path == str(tmp_path / "TOOLS.md")
 
 
-def test_lowercase_memory_is_used_only_when_uppercase_is_absent(tmp_path: Path) -> None:
+def test_lowercase_memory_is_never_loaded_and_an_absent_memory_says_so(tmp_path: Path) -> None:
     write_files(tmp_path, {"memory.md": "lower"})
     last = workspace.load(tmp_path)[-1]
-    assert (last.name, last.content) == ("memory.md", "lower")
+    assert (last.name, last.status, last.content) == ("MEMORY.md", "missing", None)
+    assert last.diagnostics == (
+        "memory.md is not loaded: only MEMORY.md is (as in OpenClaw); rename it to MEMORY.md to inject it",
+    )
+
+
+def test_the_lowercase_memory_warning_reaches_the_prompt(run_cli, tmp_path: Path) -> None:
+    write_files(tmp_path, {"AGENTS.md": "a\n", "memory.md": "remembered-words\n"})
+    code, out, err = run_cli("render", "--workspace", tmp_path)
+    assert code == 0 and "remembered-words" not in out
+    assert "promptc: warning: memory.md is not loaded: only MEMORY.md is (as in OpenClaw)" in err
 
 
 def test_uppercase_memory_wins_and_lowercase_never_appears(tmp_path: Path) -> None:
@@ -45,7 +55,7 @@ def test_uppercase_memory_wins_and_lowercase_never_appears(tmp_path: Path) -> No
     files = workspace.load(tmp_path)
     names = [file.name for file in files]
     assert names.count("MEMORY.md") == 1 and "memory.md" not in names
-    assert by_name(files)["MEMORY.md"].content == "upper"
+    assert by_name(files)["MEMORY.md"].content == "upper" and by_name(files)["MEMORY.md"].diagnostics == ()
 
 
 def test_names_match_exactly(tmp_path: Path) -> None:

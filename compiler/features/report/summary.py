@@ -12,13 +12,8 @@ from ..._lib.text import plural
 from ...emit import context
 from ...model.prompt import Prompt
 from ...model.workspace import ContextFile, SkillsBlock
-from ...skills.listing import ELLIPSIS
 from ...workspace.budget import describe_cuts
 
-DESCRIPTION = re.compile(r"<description>(.*?)</description>", re.DOTALL)
-"""A listed skill's description in the skills block (XML-escaped)."""
-ENTITY = re.compile(r"&(?:amp|lt|gt|quot|apos);")
-"""The escapes the skills block writes; each stands for one character of the description."""
 HINT = "promptc: `promptc context` with the same flags shows every file and skill; --quiet hides these warnings\n"
 """The line after the warnings."""
 
@@ -63,17 +58,10 @@ def _groups(counts: dict[str, int]) -> str:
 
 
 def _cut_descriptions(block: SkillsBlock, listed: int) -> str | None:
-    """How many listed skills lost their description, or had it cut, to fit the skills budget."""
-    if not block.note or not listed:
+    """That the listed skills are shown without descriptions, to fit the skills budget."""
+    if not block.compact or not listed:
         return None
-    shown = DESCRIPTION.findall(block.text)
-    if not shown:
-        return f"the descriptions of all {plural(listed, 'listed skill')} left out to fit the skills budget"
-    cut = [d for d in shown if d.endswith(ELLIPSIS)]
-    if not cut:
-        return None
-    longest = max(len(ENTITY.sub("_", d)) for d in cut)
-    return f"{plural(len(cut), 'skill description')} cut to at most {longest} characters to fit the skills budget"
+    return f"skills list in its compact form: the descriptions of all {plural(listed, 'listed skill')} left out to fit the skills budget"
 
 
 def _other_warnings(prompt: Prompt) -> list[str]:

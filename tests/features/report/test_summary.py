@@ -5,9 +5,7 @@ never changing the exit code, and nothing at all with `--quiet`."""
 
 from __future__ import annotations
 
-import html
 import json
-import re
 
 import pytest
 
@@ -56,30 +54,43 @@ def test_skipped_skill_files_are_grouped_and_other_skill_notes_kept(run_cli, mak
     ]
 
 
-def test_skills_left_out_of_the_list_and_cut_descriptions_are_counted(run_cli, make_workspace, write_yaml):
+def test_skills_left_out_of_the_list_and_the_compact_form_are_counted(run_cli, make_workspace, write_yaml):
+    # 40 skills, 30 within the count limit; each one's compact element is 134 characters with its
+    # line breaks (10 + 21 for the name `sNN` + 45 for the location `skills/sNN/SKILL.md` + 47
+    # for the version + 11), so 9,000 characters hold 66 of them: all 30 fit without
+    # descriptions, not with theirs (about 300 characters each).
     files = {f"skills/s{i:02}/SKILL.md": skill_md(f"s{i:02}", f"does R&D thing <{i}> " * 12) for i in range(40)}
     ws = make_workspace(files)
     config = write_yaml("small.yaml", "skills:\n  limits:\n    maxSkillsPromptChars: 9000\n    maxSkillsInPrompt: 30\n")
     code, out, err = run_cli("render", "--workspace", ws, "--config", config)
     data = json.loads(run_cli("context", "--workspace", ws, "--config", config, "--format", "json")[1])
-    listed = data["skills_summary"]["listed"]
-    shortened = int(re.search(r"descriptions shortened to (\d+) characters", data["skills_note"]).group(1))
-    descriptions = [html.unescape(d) for d in re.findall(r"<description>(.*?)</description>", out)]
-    assert code == 0 and len(descriptions) == listed and all(len(d) <= shortened for d in descriptions)
+    assert code == 0 and out.count("<skill>") == 30 and "<description>" not in out
+    assert data["skills_format"] == "compact" and data["skills_summary"]["listed"] == 30
+    assert data["skills_note"] == (
+        "(Skills list shortened to fit its budget: 30 of 40 eligible skills listed, names and locations only.)"
+    )
     assert _warnings(err) == [
-        f"{40 - listed} eligible skills left out of the skills list ({', '.join(f'{k}: {v}' for k, v in data['skills_summary']['not_listed'].items())})",
-        f"{listed} skill descriptions cut to at most {max(map(len, descriptions))} characters to fit the skills budget",
+        "10 eligible skills left out of the skills list (over maxSkillsInPrompt: 10)",
+        "skills list in its compact form: the descriptions of all 30 listed skills left out to fit the skills budget",
     ]
+    text = run_cli("context", "--workspace", ws, "--config", config)[1]
+    assert "30 listed in the compact form (names and locations; descriptions omitted" in text
 
 
-def test_descriptions_left_out_altogether_are_said_so(run_cli, make_workspace, write_yaml):
+def test_a_list_cut_to_fewer_skills_in_the_compact_form_says_both(run_cli, make_workspace, write_yaml):
+    # 30 compact elements of 134 characters are 4,020; 2,000 characters hold 13 of them
+    # (13 * 134 + 38 for the list tags + the note line of 101 and its line break = 1,882;
+    # with 14 it is 2,016).
     ws = make_workspace(
         {f"skills/s{i:02}/SKILL.md": skill_md(f"s{i:02}", "a long description " * 12) for i in range(30)}
     )
-    config = write_yaml("tiny.yaml", "skills:\n  limits:\n    maxSkillsPromptChars: 5000\n")
+    config = write_yaml("tiny.yaml", "skills:\n  limits:\n    maxSkillsPromptChars: 2000\n")
     code, out, err = run_cli("render", "--workspace", ws, "--config", config)
-    assert code == 0 and "<description>" not in out and out.count("<skill>") == 30
-    assert _warnings(err) == ["the descriptions of all 30 listed skills left out to fit the skills budget"]
+    assert code == 0 and "<description>" not in out and out.count("<skill>") == 13
+    assert _warnings(err) == [
+        "17 eligible skills left out of the skills list (skills budget: 17)",
+        "skills list in its compact form: the descriptions of all 13 listed skills left out to fit the skills budget",
+    ]
 
 
 def test_ignored_openclaw_keys_and_unread_template_files_are_said(run_cli, tmp_path):
@@ -119,11 +130,14 @@ def test_okbest_prints_the_summary_and_the_same_stdout_as_quiet(run_cli):
     quiet = run_cli("render", "--workspace", OKBEST, "--quiet")
     assert (loud[0], loud[1]) == (quiet[0], quiet[1]) == (0, quiet[1]) and quiet[2] == ""
     warnings = _warnings(loud[2])
-    # This workspace: MEMORY.md 98,507 -> 19,964 characters (75/25 of what the marker leaves), 10 SKILL.md files skipped, 85 descriptions cut to 18,
+    # This workspace: MEMORY.md 98,507 -> 19,964 characters (75/25 of what the marker leaves), 10 SKILL.md files skipped,
+    # 85 skills listed whose descriptions are over the 18,000 budget, so the list takes its compact form,
     # two SKILL.md files whose frontmatter strict YAML refuses (read line by line, each named).
     assert warnings[0] == "MEMORY.md cut from 98,507 to 19,964 characters (per-file limit)"
     assert warnings[1].startswith("10 SKILL.md files skipped (")
-    assert warnings[2] == "85 skill descriptions cut to at most 18 characters to fit the skills budget"
+    assert warnings[2] == (
+        "skills list in its compact form: the descriptions of all 85 listed skills left out to fit the skills budget"
+    )
     assert [w.split(": ", 1)[0].rsplit("/", 2)[1] for w in warnings[3:]] == [
         "a-stock-analysis-1.0.0",
         "feishu-drive-1.0.0",
