@@ -8,12 +8,16 @@ import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from .._lib import fsutil
+
 AUTO = "auto"
 """The `bundledDir` value that asks for the installed package's folder."""
 OVERRIDE_VARIABLE = "OPENCLAW_BUNDLED_SKILLS_DIR"
 """OpenClaw's own setting for its bundled skills folder; `auto` takes it first, as OpenClaw does."""
 COMMAND = "openclaw"
 PACKAGE = "openclaw"
+MAX_MANIFEST_BYTES = 1024 * 1024
+"""The largest package.json read while looking for the package (a real one is a few KiB)."""
 MAX_LEVELS_UP = 6
 """How far above the command's real file the package root is looked for (npm puts the command
 at the package root, other installers a level or two below it)."""
@@ -47,7 +51,7 @@ def package_skills(executable: Path) -> Path | None:
 
 def _names_package(manifest: Path) -> bool:
     try:
-        data = json.loads(manifest.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = json.loads(fsutil.read_regular(manifest, MAX_MANIFEST_BYTES)[0])
+    except (OSError, ValueError, fsutil.Refused):
         return False
     return isinstance(data, dict) and data.get("name") == PACKAGE
