@@ -20,8 +20,8 @@ extra reads of the file, and a doubtful heartbeat is never skipped."""
 
 MAX_JUDGED_CHARS = 20_000
 """A HEARTBEAT.md longer than this (the default per-file budget, which would cut it in the prompt)
-is never judged empty: its heartbeat runs. No empty template is that long, and parsing one costs
-markdown-it seconds per megabyte (7 s for 1 MB of bare checkboxes)."""
+is never judged empty: its heartbeat runs. No empty template is that long, and markdown-it's parse of a
+file of bare checkboxes grows with its size, so a huge one would stall every compile."""
 
 
 def is_effectively_empty(text: str | None) -> bool:
