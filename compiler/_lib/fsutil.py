@@ -144,7 +144,7 @@ def _fsync_directory(directory: Path) -> None:
 # --------------------------------------------------------------------------- safe reads
 
 MAX_INPUT_BYTES = 4 * 1024 * 1024
-"""Cap for a file the user names (`--config`, `--run`, `--contributions`, `--session-state`, a
+"""Bytes a file the user names may hold (`--config`, `--run`, `--contributions`, `--session-state`, a
 matrix): far above any real one, far below what would exhaust memory."""
 MAX_SYMLINKS = 40
 """Symlinks followed while opening one path below a directory (the kernel's own limit)."""

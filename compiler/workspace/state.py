@@ -21,7 +21,7 @@ from .loader import MEMORY_FALLBACK_NAME
 STATE_RELATIVE_PATH = Path(".promptc") / "workspace-state.json"
 STATE_VERSION = 1
 MAX_STATE_BYTES = 1024 * 1024
-"""State files are a few hundred bytes; anything past this is refused."""
+"""Bytes a state file may hold: they are a few hundred, and a larger one is refused."""
 SEEDED_TEMPLATE_NAMES: tuple[str, ...] = tuple(n for n in BOOTSTRAP_FILE_NAMES if n != "MEMORY.md")
 """What `promptc init` writes, in load order (MEMORY.md is the agent's own to start)."""
 
@@ -209,7 +209,8 @@ def _decode_object(data: bytes, path: Path, what: str) -> tuple[str, dict[str, A
 
 
 MAX_JSON_DEPTH = 100
-"""Nesting past this is refused, as in config files: the JSON parser recurses once a level."""
+"""Levels of nested objects and arrays past which a state file is refused, as in config files:
+the JSON parser recurses once a level."""
 _JSON_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[{]|[\]}]|-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?', re.DOTALL)
 """What the bounds check looks at: strings (skipped whole), brackets, numbers."""
 
