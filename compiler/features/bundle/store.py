@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from ..._lib.errors import Location
+from ..._lib.fsutil import Refused
+from ..._lib.owned import owned_path
 from ...emit import payloads
 from .model import LEGACY_FORMAT, Built, BundleError
 
@@ -179,14 +181,23 @@ def _is_legacy_manifest(stored: Any) -> bool:
 
 def _fill(staging: Path, built: Built) -> None:
     os.chmod(staging, 0o755)  # mkdtemp makes it private; a bundle is meant to be shared
-    (staging / STABLE_DIR).mkdir()
+    _staged(staging, STABLE_DIR).mkdir()
     for sha, text in built.stable.items():
-        (staging / STABLE_DIR / f"{sha}.md").write_bytes(text.encode("utf-8"))
-    (staging / RECIPES_DIR).mkdir()
+        _staged(staging, f"{STABLE_DIR}/{sha}.md").write_bytes(text.encode("utf-8"))
+    _staged(staging, RECIPES_DIR).mkdir()
     for sha, text in built.recipes.items():
-        (staging / RECIPES_DIR / f"{sha}.json").write_bytes(text.encode("ascii"))
-    (staging / MANIFEST).write_text(payloads.dumps(built.manifest), encoding="utf-8")
-    (staging / MARKER).write_text(MARKER_TEXT, encoding="utf-8")
+        _staged(staging, f"{RECIPES_DIR}/{sha}.json").write_bytes(text.encode("ascii"))
+    _staged(staging, MANIFEST).write_text(payloads.dumps(built.manifest), encoding="utf-8")
+    _staged(staging, MARKER).write_text(MARKER_TEXT, encoding="utf-8")
+
+
+def _staged(staging: Path, relative: str) -> Path:
+    """A path below the staging dir, checked as every path promptc writes below a dir it owns
+    (the names are hashes promptc made, so a refusal is a bug, reported as a bundle error)."""
+    try:
+        return owned_path(staging, relative)
+    except Refused as exc:
+        raise BundleError(f"refusing to write: {exc.detail}", Location(str(staging / relative))) from exc
 
 
 def _swap(staging: Path, out: Path) -> None:
