@@ -12,6 +12,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from ..._lib import fsutil
 from ..._lib.errors import Location
 from ..._lib.fsutil import Refused
 from ..._lib.owned import owned_path
@@ -27,6 +28,9 @@ file is recognised by its name alone)."""
 MARKER = ".promptc-bundle"
 """A file only promptc writes into a bundle: a rebuild replaces a directory only when it holds it."""
 MARKER_TEXT = "promptc bundle: this directory is replaced whole by `promptc bundle --out`\n"
+MAX_FILE_BYTES = 256 * 1024 * 1024
+"""The largest manifest, stable text or recipe file read from a bundle dir (by `Bundle.open`,
+`bundle --check` and a rebuild)."""
 LEGACY_MANIFEST_KEYS = frozenset({"format", "token_method", "variants"})
 """The keys of a legacy bundle's manifest (format 1), one that has no marker beside it."""
 
@@ -157,9 +161,15 @@ def _stored_manifest(directory: Path) -> Any:
     if not _is_regular(directory / MANIFEST):
         return None
     try:
-        return json.loads((directory / MANIFEST).read_text(encoding="utf-8"))
-    except (ValueError, RecursionError):  # RecursionError: nested past what the parser takes
+        return json.loads(read_stored(directory / MANIFEST))
+    except (OSError, Refused, ValueError, RecursionError):  # RecursionError: nested past what the parser takes
         return None
+
+
+def read_stored(path: Path) -> bytes:
+    """A file of a bundle dir through the bounded reader: a regular file of at most MAX_FILE_BYTES
+    (a FIFO put in a bundle never blocks a check). Refused or OSError otherwise."""
+    return fsutil.read_regular(path, MAX_FILE_BYTES)[0]
 
 
 def _is_regular(path: Path) -> bool:
@@ -168,10 +178,12 @@ def _is_regular(path: Path) -> bool:
 
 def has_marker(directory: Path) -> bool:
     expected = MARKER_TEXT.encode("utf-8")
-    if not _is_regular(directory / MARKER):
+    if (directory / MARKER).is_symlink():
         return False
-    with open(directory / MARKER, "rb") as handle:
-        return handle.read(len(expected) + 1) == expected
+    try:
+        return fsutil.read_regular(directory / MARKER, len(expected))[0] == expected
+    except (OSError, Refused):  # none, a FIFO, or longer than the marker
+        return False
 
 
 def _is_legacy_manifest(stored: Any) -> bool:

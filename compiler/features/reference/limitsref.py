@@ -15,13 +15,13 @@ from types import ModuleType
 from ..._lib import checks, frontmatter, fsutil, owned
 from ...inputs import json5src, yamlsrc
 from ...model import config
-from ...sections import limits, partials, sectionfile
+from ...sections import catalogue, limits, partials, sectionfile
 from ...skills import discover, listing
 from ...transcript import images, repair
 from ...warm import freshness, parsecache
 from ...workspace import budget, heartbeat, loader, state
 from .. import watch
-from ..bundle import matrix, reader
+from ..bundle import matrix, store
 from ..cache import trace
 from ..snapshot import ondisk, worddiff
 from .markdown import NOTICE, table
@@ -76,7 +76,7 @@ GROUPS: tuple[Group, ...] = (
             Limit(freshness, "RECHECK_LIMIT", COST, counts_bytes=True),
             Limit(trace, "MAX_TRACE_BYTES", GUARD),
             Limit(trace, "MAX_EDITED_BYTES", GUARD),
-            Limit(reader, "MAX_FILE_BYTES", GUARD),
+            Limit(store, "MAX_FILE_BYTES", GUARD),
             Limit(repair, "DEFAULT_MAX_LINE_BYTES", "`promptc transcript repair --max-line-mib N`"),
             Limit(
                 images, "DEFAULT_MAX_SIDE_PX", "`imageMaxDimensionPx`; `transcript sanitize --image-max-dimension N`"
@@ -120,6 +120,7 @@ GROUPS: tuple[Group, ...] = (
             Limit(watch, "WATCH_DEPTH", GUARD),
             Limit(watch, "MAX_WATCHED_DIRS", GUARD),
             Limit(ondisk, "WALK_DEPTH", GUARD),
+            Limit(catalogue, "MISPLACED_DEPTH", GUARD),
             Limit(owned, "MAX_PATH_PARTS", GUARD),
             Limit(owned, "MAX_NAME_BYTES", SYSTEM),
         ),
