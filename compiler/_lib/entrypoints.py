@@ -19,6 +19,8 @@ import sys
 from importlib.machinery import PathFinder
 from typing import Any
 
+from . import fsutil
+
 _METADATA_SUFFIXES = (".dist-info", ".egg-info")
 
 
@@ -69,10 +71,11 @@ def _groups_in(directory: str) -> set[str] | None:
 
 def _groups_of(path: str) -> set[str]:
     try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            return {line.strip()[1:-1].strip() for line in handle if line.strip().startswith("[")}
-    except OSError:
+        data, _ = fsutil.read_regular(path, fsutil.MAX_INPUT_BYTES)
+    except (OSError, fsutil.Refused):
         return set()
+    lines = data.decode("utf-8", errors="replace").splitlines()
+    return {line.strip()[1:-1].strip() for line in lines if line.strip().startswith("[")}
 
 
 def target_problem(spec: str) -> str | None:

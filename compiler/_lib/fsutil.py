@@ -14,6 +14,7 @@ import stat
 import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import BinaryIO
 
 from .errors import Location, PromptcError, one_line
 
@@ -144,7 +145,7 @@ def _fsync_directory(directory: Path) -> None:
 # --------------------------------------------------------------------------- safe reads
 
 MAX_INPUT_BYTES = 4 * 1024 * 1024
-"""Cap for a file the user names (`--config`, `--run`, `--contributions`, `--session-state`, a
+"""Bytes a file the user names may hold (`--config`, `--run`, `--contributions`, `--session-state`, a
 matrix): far above any real one, far below what would exhaust memory."""
 MAX_SYMLINKS = 40
 """Symlinks followed while opening one path below a directory (the kernel's own limit)."""
@@ -193,6 +194,27 @@ def read_open(fd: int, limit: int) -> tuple[bytes, os.stat_result]:
     if len(data) > limit:
         raise Refused("too large", f"grew past {limit} bytes while being read")
     return data, info
+
+
+def open_regular(path: str | Path) -> BinaryIO:
+    """A regular file opened to be read as a stream (a transcript may be far larger than any cap):
+    opening never blocks on a FIFO, and anything but a regular file is Refused, as by
+    `read_regular`. Other failures are the OSError itself."""
+    fd = os.open(path, _READ_FLAGS)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise Refused("not a regular file", "is not a regular file")
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_head(path: str | Path, size: int) -> bytes:
+    """The first `size` bytes (or fewer) of a regular file, opened as `open_regular` opens it."""
+    with open_regular(path) as handle:
+        return handle.read(size)
 
 
 def read_input(

@@ -13,6 +13,7 @@ from typing import Any
 import jinja2
 from jinja2 import meta, nodes
 
+from .._lib import fsutil
 from .._lib.errors import Location, PromptcError
 from ..inputs import layers
 from ..inputs import variables as config_variables
@@ -27,6 +28,7 @@ from ..sections.environment import (
     unknown_name,
 )
 from ..sections.partials import Partials, check_name
+from ..sections.sectionfile import MAX_TEMPLATE_BYTES
 from ..sections.variables import STABLE, VOLATILE, side_of
 
 INCLUDING = (nodes.Include, nodes.Import, nodes.FromImport)
@@ -403,16 +405,23 @@ def _first_use(tree: nodes.Template, name: str) -> int:
 
 
 def _column(path: str, line: int, name: str) -> int:
-    return column_of(Path(path).read_text(encoding="utf-8", errors="replace"), line, name)
+    return column_of(_source_text(path), line, name)
 
 
-def _file_lines(path: str) -> list[str]:
-    return Path(path).read_text(encoding="utf-8", errors="replace").replace("\r\n", "\n").split("\n")
+def _source_text(path: str) -> str:
+    """A template's text read again to place a finding's column, through the bounded reader (a
+    file swapped for a FIFO or grown past the template cap meanwhile reads as empty: column 1)."""
+    try:
+        data, _ = fsutil.read_regular(path, MAX_TEMPLATE_BYTES)
+    except (OSError, fsutil.Refused):
+        return ""
+    return data.decode("utf-8", errors="replace")
 
 
 def _at(spec: SectionSpec, key: str, message: str) -> Finding:
     line = spec.location(key).line or 1
-    text = _file_lines(spec.path)[line - 1]
+    lines = _source_text(spec.path).replace("\r\n", "\n").split("\n")
+    text = lines[line - 1] if line <= len(lines) else ""
     return Finding(spec.path, line, text.find(key) + 1 if key in text else 1, message)
 
 

@@ -23,7 +23,8 @@ from .._lib.errors import Location, PromptcError
 from .._lib.text import replace_surrogates
 
 MAX_DEPTH = 100
-"""Nesting past this is refused (the YAML reader has the same limit)."""
+"""Levels of nested objects and arrays past which a document is refused (the YAML reader has the
+same limit)."""
 MISSING = "reading JSON5 needs the json5 package: pip install 'promptc[openclaw]'"
 
 _TOKEN = re.compile(

@@ -102,9 +102,11 @@ def parse_source(text: str, path: Path, error: type[PromptcError] = PromptcError
 
 
 MAX_VALUES = 100_000
-"""Aliases can make a small file expand enormously; past this many values we refuse it."""
+"""Values (scalars, mappings and lists, each alias counted again) a document may hold: aliases can
+make a small file expand enormously, and past this many it is refused."""
 MAX_DEPTH = 100
-"""Config is a few levels deep; nesting past this is refused before it can exhaust the stack."""
+"""Levels of nested mappings and lists: config is a few deep, and nesting past this is refused
+before it can exhaust the stack."""
 MAX_TEXT_CHARS = 4 * fsutil.MAX_INPUT_BYTES
 """Characters of text (keys and values) a document may hold once its aliases are expanded: an
 alias repeats its anchor's text without costing bytes in the file."""

@@ -10,8 +10,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .._lib import resources
+from .._lib import fsutil, resources
 from .._lib.errors import Location, TemplateError
+from .._lib.owned import walk_tree
 from .._lib.reads import UNRECORDED, Recorder
 from ..model.prompt import SectionOrigin
 from . import partials as partials_mod
@@ -41,6 +42,11 @@ def builtin_dir() -> Path:
 
 SECTIONS_DIR = "sections"
 """A template dir's sections sit in it directly, or in this subfolder (as the built-ins do)."""
+MISPLACED_DEPTH = 32
+"""Folder levels below `partials/` searched for files that open like a section (far deeper than
+any partials tree); the walk never follows a link, so a link to `/` is not entered."""
+HEAD_BYTES = 64 * 1024
+"""How much of a file is read to tell whether it starts like a section file (its first lines)."""
 TEMPLATE_LIKE = (".j2", ".jinja", ".jinja2", ".md", ".tmpl", ".txt")
 """Suffixes of files that look like section templates but are not read as one."""
 
@@ -201,7 +207,11 @@ def misplaced_sections(directory: Path) -> list[tuple[Path, str]]:
                 path,
                 "is in partials/, which holds partials, not sections: move it to the template dir or its sections/ folder",
             )
-            for path in sorted(root.rglob("*"))
+            for path in sorted(
+                folder / name
+                for folder, files in walk_tree(root, MISPLACED_DEPTH, follow_links=False)
+                for name in files
+            )
             if path.is_file()
         ]
     return [(path, why) for path, why in found if _starts_with_metadata(path)]
@@ -210,10 +220,10 @@ def misplaced_sections(directory: Path) -> list[tuple[Path, str]]:
 def _starts_with_metadata(path: Path) -> bool:
     """Whether the file opens with `---` and, within its first lines, a section's `id:` key."""
     try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            head = [handle.readline() for _ in range(12)]
-    except OSError:
+        data = fsutil.read_head(path, HEAD_BYTES)
+    except (OSError, fsutil.Refused):
         return False
+    head = data.decode("utf-8", errors="replace").splitlines(keepends=True)[:12] or [""]
     return DELIMITERS.opens(head[0]) and any(line.startswith("id:") for line in head[1:])
 
 

@@ -30,9 +30,9 @@ class TooLarge(Refused):
 
 
 MAX_TEXT_CHARS = 10_000_000
-"""The longest text a template may make (a whole prompt is far shorter)."""
+"""The longest text, in characters, a template may make (a whole prompt is far shorter)."""
 MAX_ITEMS = 1_000_000
-"""The longest list a template may make."""
+"""The longest list, in items, a template may make."""
 _MAX_INT_BITS = (10**checks.MAX_DIGITS).bit_length()
 """A number of this many bits has more digits than promptc can write out again."""
 

@@ -22,6 +22,7 @@ from .model import ContentMessage, ImageBlock, Message, TextBlock, Transcript
 from .texts import Texts
 
 DEFAULT_MAX_SIDE_PX = 1200
+"""Pixels an image's longer side may have before it is shrunk, when no config or flag says otherwise."""
 MAX_IMAGE_BYTES = 5 * 1024 * 1024
 """Limit on an image's decoded bytes; also the base64 limit of the policies that have one."""
 MAX_PIXELS = 25_000_000

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .._lib.errors import Location, TranscriptError
+from .._lib.fsutil import Refused, open_regular
 from .encode import loads
 from .model import CompactionSummary, Entry, SessionHeader, Transcript, parse_entry, parse_header
 
@@ -25,8 +26,10 @@ class Session:
 def read_session(path: Path) -> Session:
     """Parse a whole session file; any malformed line is an error (repair first)."""
     try:
-        with open(path, "rb") as lines:
+        with open_regular(path) as lines:
             return parse_session(lines, path)
+    except Refused as refused:
+        raise TranscriptError(f"cannot read session file: it {refused.detail}", Location(str(path))) from refused
     except OSError as error:
         raise TranscriptError(f"cannot read session file: {error.strerror}", Location(str(path))) from error
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from .._lib import fsutil, resources
 from .._lib.errors import Location, WorkspaceError
+from .._lib.owned import owned_path
 from .._lib.reads import UNRECORDED, Recorder
 from ..model.workspace import BOOTSTRAP_FILE_NAMES
 from .loader import MEMORY_FALLBACK_NAME
@@ -21,7 +22,7 @@ from .loader import MEMORY_FALLBACK_NAME
 STATE_RELATIVE_PATH = Path(".promptc") / "workspace-state.json"
 STATE_VERSION = 1
 MAX_STATE_BYTES = 1024 * 1024
-"""State files are a few hundred bytes; anything past this is refused."""
+"""Bytes a state file may hold: they are a few hundred, and a larger one is refused."""
 SEEDED_TEMPLATE_NAMES: tuple[str, ...] = tuple(n for n in BOOTSTRAP_FILE_NAMES if n != "MEMORY.md")
 """What `promptc init` writes, in load order (MEMORY.md is the agent's own to start)."""
 
@@ -83,8 +84,17 @@ def write_state(root: Path, state: WorkspaceState) -> None:
         data["bootstrapSeededAt"] = state.bootstrap_seeded_at
     if state.setup_completed_at is not None:
         data["setupCompletedAt"] = state.setup_completed_at
-    path = state_path(root)
+    path = owned(root, STATE_RELATIVE_PATH.as_posix())
     write_members(path, _read_state_file(Path(root), UNRECORDED, None), "workspace state", data)
+
+
+def owned(root: Path, relative: str) -> Path:
+    """`root / relative` for promptc to write, refused when a symlink on the way (the `.promptc`
+    dir, say) would lead the write out of the workspace."""
+    try:
+        return owned_path(Path(root), relative)
+    except fsutil.Refused as exc:
+        raise WorkspaceError(f"refusing to write: {exc.detail}", Location(str(Path(root) / relative))) from exc
 
 
 def next_state(state: WorkspaceState, *, bootstrap_present: bool, now: str) -> WorkspaceState:
@@ -129,7 +139,9 @@ def _is_brand_new(root: Path, state: WorkspaceState) -> bool:
 
 
 def _write_new(path: Path, text: str) -> bool:
-    """Create `path` with `text` unless it exists already; True when written."""
+    """Create `path` with `text` unless it exists already; True when written. Exclusive creation
+    never follows a link in the file's own place (a linked AGENTS.md is the user's and left as it
+    is), and the names are bare file names directly in the workspace."""
     try:
         with open(path, "x", encoding="utf-8", newline="\n") as handle:
             handle.write(text)
@@ -209,7 +221,8 @@ def _decode_object(data: bytes, path: Path, what: str) -> tuple[str, dict[str, A
 
 
 MAX_JSON_DEPTH = 100
-"""Nesting past this is refused, as in config files: the JSON parser recurses once a level."""
+"""Levels of nested objects and arrays past which a state file is refused, as in config files:
+the JSON parser recurses once a level."""
 _JSON_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[{]|[\]}]|-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?', re.DOTALL)
 """What the bounds check looks at: strings (skipped whole), brackets, numbers."""
 

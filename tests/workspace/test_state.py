@@ -402,3 +402,33 @@ def _catch(action, found: list[BaseException]) -> None:
         action()
     except BaseException as error:
         found.append(error)
+
+
+@pytest.mark.parametrize("link", [".promptc", ".promptc/workspace-state.json"])
+def test_the_state_file_is_never_written_through_a_symlink_out_of_the_workspace(tmp_path: Path, link: str) -> None:
+    outside, workspace = tmp_path / "outside", tmp_path / "ws"
+    outside.mkdir()
+    workspace.mkdir()
+    if link == ".promptc":
+        (workspace / ".promptc").symlink_to(outside, target_is_directory=True)
+    else:
+        (workspace / ".promptc").mkdir()
+        (workspace / link).symlink_to(outside / "workspace-state.json")
+    for write in (
+        lambda: state.init(workspace, now="t1"),
+        lambda: state.write_state(workspace, state.WorkspaceState(1, "t0", "t1")),
+    ):
+        with pytest.raises(WorkspaceError) as info:
+            write()
+        assert re.search(r"outside its root|passes through a symlink", str(info.value)), info.value
+    assert list(outside.iterdir()) == []
+
+
+def test_init_leaves_a_linked_bootstrap_file_alone_and_writes_nothing_through_it(tmp_path: Path) -> None:
+    outside, workspace = tmp_path / "outside", tmp_path / "ws"
+    outside.mkdir()
+    workspace.mkdir()
+    (workspace / "AGENTS.md").symlink_to(outside / "AGENTS.md")  # dangling: creating it would write outside
+    written = state.init(workspace, now="t1")
+    assert "AGENTS.md" not in written and "SOUL.md" in written
+    assert list(outside.iterdir()) == []

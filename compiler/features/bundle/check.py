@@ -19,12 +19,13 @@ from pathlib import Path
 from typing import Any
 
 from ... import tiers as cache_tiers
+from ..._lib.fsutil import Refused
 from ...emit import payloads
 from ...model.units import FILE_PREFIX, HEAD_SUFFIX, SECTION_PREFIX
 from ..cache import diff as cache_diff
 from .matrix import ROW_KEYS, variant_id
 from .model import FORMAT_VERSION, Built
-from .store import MANIFEST, RECIPES_DIR, STABLE_DIR, stored_hashes
+from .store import MANIFEST, RECIPES_DIR, STABLE_DIR, read_stored, stored_hashes
 
 SHOWN_VARIANTS = 3
 """Variant ids listed per group before `... and N more`."""
@@ -41,12 +42,13 @@ def verify(built: Built, out: Path) -> list[str]:
     if not path.is_file():
         return [f"{MANIFEST}: missing (no bundle at {out})"]
     try:
-        stored = json.loads(path.read_text(encoding="utf-8"))
+        text = read_stored(path).decode("utf-8")
+        stored = json.loads(text)
         version = stored.get("format_version", stored.get("format"))
         if version != FORMAT_VERSION:
             return [f"{MANIFEST}: format {version!r}, this promptc writes format {FORMAT_VERSION}: rebuild the bundle"]
         rows = {_key(row): row for row in stored["variants"]}
-    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+    except (OSError, Refused, ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
         return [f"{MANIFEST}: unreadable ({exc})"]
     same_tokens = stored.get("token_method") == built.manifest["token_method"]
     problems = _row_changes(rows, built, out, same_tokens=same_tokens)
@@ -54,7 +56,7 @@ def verify(built: Built, out: Path) -> list[str]:
     problems += _file_problems(out, built, rows, RECIPES_DIR, "recipe_sha256", built.recipes)
     # Token counts made another way (the `tokens` extra missing here) differ in every row, so
     # the whole-file comparison is only meaningful when the counting method is the same.
-    if not problems and same_tokens and path.read_text(encoding="utf-8") != payloads.dumps(built.manifest):
+    if not problems and same_tokens and text != payloads.dumps(built.manifest):
         problems.append(f"{MANIFEST}: same variants, but the file differs (order or format)")
     return problems
 
@@ -98,8 +100,8 @@ class _Texts:
 
     def stored(self, sha: Any) -> str | None:
         try:
-            return (self.out / STABLE_DIR / f"{sha}.md").read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
+            return read_stored(self.out / STABLE_DIR / f"{sha}.md").decode("utf-8")
+        except (OSError, Refused, UnicodeDecodeError):
             return None
 
     def change(self, old: Mapping[str, Any], new: Mapping[str, Any]) -> tuple:
@@ -225,6 +227,11 @@ def _file_problems(
     stale = sorted(present - set(files) - explained)
     problems += [f"{folder}/{sha}{suffix}: stale (no variant uses it)" for sha in stale]
     for sha in (s for s in files if s in present):
-        if hashlib.sha256((out / folder / f"{sha}{suffix}").read_bytes()).hexdigest() != sha:
+        try:
+            data = read_stored(out / folder / f"{sha}{suffix}")
+        except (OSError, Refused) as exc:
+            problems.append(f"{folder}/{sha}{suffix}: unreadable ({exc})")
+            continue
+        if hashlib.sha256(data).hexdigest() != sha:
             problems.append(f"{folder}/{sha}{suffix}: content does not match its name")
     return problems

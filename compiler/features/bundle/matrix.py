@@ -35,7 +35,8 @@ of its own because it can change the stable part: MEMORY.md stays out of group c
 LIMIT_KEY = "max_variants"
 """The matrix key that raises (or lowers) the cap on the number of variants."""
 MAX_VARIANTS = 10_000
-"""The default cap on the number of variants a matrix may expand to."""
+"""Variants a matrix may expand to unless its `max_variants` key says otherwise; the count is
+the product of the axes' lengths, known before any variant is built."""
 ROW_KEYS = ("agent", "session", "mode", "provider", "model", "channel", "chat_type")
 """What identifies a variant in the manifest."""
 ID_NAMES = {"chat_type": "chat"}

@@ -34,10 +34,8 @@ from . import codec, recipe, turn
 from .dynamic import HEARTBEAT
 from .matrix import ROW_KEYS, quoted, row_key, variant_id
 from .model import FORMAT_VERSION, LEGACY_FORMAT, BundleError, Recipe
-from .store import MANIFEST, MARKER, RECIPE_NAME, RECIPES_DIR, STABLE_DIR, has_marker
+from .store import MANIFEST, MARKER, MAX_FILE_BYTES, RECIPE_NAME, RECIPES_DIR, STABLE_DIR, has_marker
 
-MAX_FILE_BYTES = 256 * 1024 * 1024
-"""The largest manifest, stable text or recipe file `Bundle.open` reads."""
 TURN_CACHE_SIZE = 16
 """Prompts an open bundle remembers, keyed on the whole run facts and HEARTBEAT.md's state."""
 SHOWN_NEAREST = 3

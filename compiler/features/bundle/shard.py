@@ -25,8 +25,8 @@ from ...model.runfacts import RunFacts
 from . import build
 from .matrix import quoted, row_key
 from .model import FORMAT_VERSION, Built, BundleError
-from .reader import MAX_FILE_BYTES, verified_text
-from .store import MANIFEST, MARKER, RECIPE_NAME, RECIPES_DIR, STABLE_DIR, has_marker
+from .reader import verified_text
+from .store import MANIFEST, MARKER, MAX_FILE_BYTES, RECIPE_NAME, RECIPES_DIR, STABLE_DIR, has_marker
 
 _SHARD = re.compile(r"([0-9]{1,9})/([0-9]{1,9})")
 

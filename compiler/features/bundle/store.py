@@ -12,7 +12,10 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from ..._lib import fsutil
 from ..._lib.errors import Location
+from ..._lib.fsutil import Refused
+from ..._lib.owned import owned_path
 from ...emit import payloads
 from .model import LEGACY_FORMAT, Built, BundleError
 
@@ -25,6 +28,9 @@ file is recognised by its name alone)."""
 MARKER = ".promptc-bundle"
 """A file only promptc writes into a bundle: a rebuild replaces a directory only when it holds it."""
 MARKER_TEXT = "promptc bundle: this directory is replaced whole by `promptc bundle --out`\n"
+MAX_FILE_BYTES = 256 * 1024 * 1024
+"""The largest manifest, stable text or recipe file read from a bundle dir (by `Bundle.open`,
+`bundle --check` and a rebuild)."""
 LEGACY_MANIFEST_KEYS = frozenset({"format", "token_method", "variants"})
 """The keys of a legacy bundle's manifest (format 1), one that has no marker beside it."""
 
@@ -155,9 +161,15 @@ def _stored_manifest(directory: Path) -> Any:
     if not _is_regular(directory / MANIFEST):
         return None
     try:
-        return json.loads((directory / MANIFEST).read_text(encoding="utf-8"))
-    except (ValueError, RecursionError):  # RecursionError: nested past what the parser takes
+        return json.loads(read_stored(directory / MANIFEST))
+    except (OSError, Refused, ValueError, RecursionError):  # RecursionError: nested past what the parser takes
         return None
+
+
+def read_stored(path: Path) -> bytes:
+    """A file of a bundle dir through the bounded reader: a regular file of at most MAX_FILE_BYTES
+    (a FIFO put in a bundle never blocks a check). Refused or OSError otherwise."""
+    return fsutil.read_regular(path, MAX_FILE_BYTES)[0]
 
 
 def _is_regular(path: Path) -> bool:
@@ -166,10 +178,12 @@ def _is_regular(path: Path) -> bool:
 
 def has_marker(directory: Path) -> bool:
     expected = MARKER_TEXT.encode("utf-8")
-    if not _is_regular(directory / MARKER):
+    if (directory / MARKER).is_symlink():
         return False
-    with open(directory / MARKER, "rb") as handle:
-        return handle.read(len(expected) + 1) == expected
+    try:
+        return fsutil.read_regular(directory / MARKER, len(expected))[0] == expected
+    except (OSError, Refused):  # none, a FIFO, or longer than the marker
+        return False
 
 
 def _is_legacy_manifest(stored: Any) -> bool:
@@ -179,14 +193,23 @@ def _is_legacy_manifest(stored: Any) -> bool:
 
 def _fill(staging: Path, built: Built) -> None:
     os.chmod(staging, 0o755)  # mkdtemp makes it private; a bundle is meant to be shared
-    (staging / STABLE_DIR).mkdir()
+    _staged(staging, STABLE_DIR).mkdir()
     for sha, text in built.stable.items():
-        (staging / STABLE_DIR / f"{sha}.md").write_bytes(text.encode("utf-8"))
-    (staging / RECIPES_DIR).mkdir()
+        _staged(staging, f"{STABLE_DIR}/{sha}.md").write_bytes(text.encode("utf-8"))
+    _staged(staging, RECIPES_DIR).mkdir()
     for sha, text in built.recipes.items():
-        (staging / RECIPES_DIR / f"{sha}.json").write_bytes(text.encode("ascii"))
-    (staging / MANIFEST).write_text(payloads.dumps(built.manifest), encoding="utf-8")
-    (staging / MARKER).write_text(MARKER_TEXT, encoding="utf-8")
+        _staged(staging, f"{RECIPES_DIR}/{sha}.json").write_bytes(text.encode("ascii"))
+    _staged(staging, MANIFEST).write_text(payloads.dumps(built.manifest), encoding="utf-8")
+    _staged(staging, MARKER).write_text(MARKER_TEXT, encoding="utf-8")
+
+
+def _staged(staging: Path, relative: str) -> Path:
+    """A path below the staging dir, checked as every path promptc writes below a dir it owns
+    (the names are hashes promptc made, so a refusal is a bug, reported as a bundle error)."""
+    try:
+        return owned_path(staging, relative)
+    except Refused as exc:
+        raise BundleError(f"refusing to write: {exc.detail}", Location(str(staging / relative))) from exc
 
 
 def _swap(staging: Path, out: Path) -> None:
