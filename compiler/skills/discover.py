@@ -29,6 +29,7 @@ MAX_EXTRA_DEPTH = 2
 NESTED_ROOT = "skills"
 """A folder of this name directly below a root is searched as a root of its own (full depth)."""
 MAX_SKILL_BYTES = 256_000
+"""A SKILL.md larger than this many bytes is skipped (`skipped: too large`); real ones are a few KiB."""
 SKIPPED_DIRS = frozenset({"node_modules"})
 
 

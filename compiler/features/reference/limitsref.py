@@ -16,7 +16,7 @@ from ..._lib import checks, frontmatter, fsutil, owned
 from ...inputs import json5src, yamlsrc
 from ...model import config
 from ...sections import catalogue, limits, partials, sectionfile
-from ...skills import discover, listing
+from ...skills import bundled, discover, listing
 from ...transcript import images, repair
 from ...warm import freshness, parsecache
 from ...workspace import budget, heartbeat, loader, state
@@ -71,7 +71,8 @@ GROUPS: tuple[Group, ...] = (
             Limit(sectionfile, "MAX_TEMPLATE_BYTES", GUARD),
             Limit(partials, "MAX_PARTIAL_BYTES", GUARD),
             Limit(partials, "MAX_PARTIALS", GUARD),
-            Limit(discover, "MAX_SKILL_BYTES", GUARD, "A SKILL.md larger than this many bytes is skipped."),
+            Limit(discover, "MAX_SKILL_BYTES", GUARD),
+            Limit(bundled, "MAX_MANIFEST_BYTES", GUARD),
             Limit(parsecache, "MAX_FILE_BYTES", GUARD),
             Limit(freshness, "RECHECK_LIMIT", COST, counts_bytes=True),
             Limit(trace, "MAX_TRACE_BYTES", GUARD),
@@ -117,6 +118,7 @@ GROUPS: tuple[Group, ...] = (
             Limit(discover, "MAX_EXTRA_DEPTH", SEARCH),
             Limit(discover, "MAX_SKILLS", GUARD),
             Limit(discover, "MAX_DIRECTORIES", GUARD),
+            Limit(bundled, "MAX_LEVELS_UP", SEARCH),
             Limit(watch, "WATCH_DEPTH", GUARD),
             Limit(watch, "MAX_WATCHED_DIRS", GUARD),
             Limit(ondisk, "WALK_DEPTH", GUARD),
