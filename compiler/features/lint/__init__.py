@@ -4,87 +4,35 @@ layout, variables, user variables, duplicates, reachability, syntax), every prob
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import jinja2
-from jinja2 import meta, nodes
+from jinja2 import nodes
 
-from .._lib import fsutil
-from .._lib.errors import Location, PromptcError
-from ..inputs import layers
-from ..inputs import variables as config_variables
-from ..sections import catalogue, reachability
-from ..sections.catalogue import SectionSpec
-from ..sections.environment import (
+from ..._lib.errors import PromptcError
+from ...inputs import layers
+from ...inputs import variables as config_variables
+from ...sections import catalogue, reachability
+from ...sections.catalogue import SectionSpec
+from ...sections.environment import (
     ENV,
     EXTENDS_REFUSED,
     NONDETERMINISTIC,
-    column_of,
     nondeterministic_message,
     unknown_name,
 )
-from ..sections.partials import Partials, check_name
-from ..sections.sectionfile import MAX_TEMPLATE_BYTES
-from ..sections.variables import STABLE, VOLATILE, side_of
+from ...sections.partials import Partials, check_name
+from . import variables as lint_variables
+from .findings import Finding, Result, Source, at, column
 
 INCLUDING = (nodes.Include, nodes.Import, nodes.FromImport)
 """Tags that bring in a partial; lint follows them."""
 SET_MAKERS = frozenset({"keys", "items"})
 """Dictionary views whose `-` gives a set (in hash order)."""
 
-
-@dataclass(frozen=True, order=True)
-class Finding:
-    """One problem, sortable by place."""
-
-    path: str
-    """The template file."""
-    line: int
-    """1-based line in the file (the metadata block counts)."""
-    column: int
-    """1-based column."""
-    message: str
-    """What is wrong."""
-
-    def __str__(self) -> str:
-        return f"{self.path}:{self.line}:{self.column}: {self.message}"
-
-    @classmethod
-    def from_error(cls, error: PromptcError) -> Finding:
-        """A finding at an error's location."""
-        where = error.location or Location()
-        return cls(where.path or "<input>", where.line or 1, where.column or 1, error.message)
-
-
-@dataclass(frozen=True, slots=True)
-class Result:
-    """Every finding, plus how much was read."""
-
-    findings: tuple[Finding, ...]
-    """Sorted by file, line, column."""
-    files: int
-    """Section files checked."""
-    partials: int = 0
-    """Partial files checked."""
-
-
-@dataclass(frozen=True, slots=True)
-class _Source:
-    """A template being checked: a section, or a partial reached from one."""
-
-    spec: SectionSpec
-    """The section (its side decides what may be read)."""
-    path: str
-    """The file the tree came from."""
-    tree: nodes.Template
-    """Its parsed body."""
-    via: str | None = None
-    """The partial's name, when this is one."""
-
+__all__ = ["Finding", "Result", "check_section", "config_inputs", "lint"]
 
 # --------------------------------------------------------------------------- the catalogue
 
@@ -140,7 +88,7 @@ def check_section(
     findings: list[Finding] = []
     when = _parse_when(spec, findings)
     if when is not None:
-        findings += _unknown_names(_Source(spec, spec.path, when), when_line=spec.location("when").line or 1)
+        findings += _unknown_names(Source(spec, spec.path, when), when_line=spec.location("when").line or 1)
     try:
         body = ENV.parse(spec.source, name=spec.path)
     except jinja2.TemplateSyntaxError as exc:
@@ -148,22 +96,22 @@ def check_section(
         body = None
     if body is not None:
         findings += _check_tree(
-            _Source(spec, spec.path, body), partials, variables, set() if reached is None else reached
+            Source(spec, spec.path, body), partials, variables, set() if reached is None else reached
         )
     if when is not None:
         line = spec.location("when").line or 1
-        findings += _variable_findings(_Source(spec, spec.path, when), variables, when_line=line)
-        findings += _private_access(_Source(spec, spec.path, when), when_line=line)
-        findings += _nondeterministic(_Source(spec, spec.path, when), when_line=line)
+        findings += lint_variables.findings(Source(spec, spec.path, when), variables, when_line=line)
+        findings += _private_access(Source(spec, spec.path, when), when_line=line)
+        findings += _nondeterministic(Source(spec, spec.path, when), when_line=line)
     findings += _unreachable(spec, body, when is not None)
     return findings
 
 
-def _check_tree(source: _Source, partials: Partials, variables: Mapping[str, str], reached: set[str]) -> list[Finding]:
+def _check_tree(source: Source, partials: Partials, variables: Mapping[str, str], reached: set[str]) -> list[Finding]:
     """A section's or partial's body: variables, private access, unordered sets, extends, and
     each partial it includes or imports (once per section and side)."""
     findings = _unknown_names(source, when_line=None)
-    findings += _variable_findings(source, variables, when_line=None)
+    findings += lint_variables.findings(source, variables, when_line=None)
     findings += _private_access(source, when_line=None)
     findings += _set_arithmetic(source)
     findings += _nondeterministic(source, when_line=None)
@@ -175,7 +123,7 @@ def _check_tree(source: _Source, partials: Partials, variables: Mapping[str, str
 
 
 def _follow(
-    source: _Source,
+    source: Source,
     node: nodes.Include | nodes.Import | nodes.FromImport,
     partials: Partials,
     variables: Mapping[str, str],
@@ -203,7 +151,7 @@ def _follow(
         tree = ENV.parse(found.source, name=found.path)
     except jinja2.TemplateSyntaxError as exc:
         return [Finding(found.path, exc.lineno or 1, 1, f"template syntax error: {exc.message}")]
-    return _check_tree(_Source(source.spec, found.path, tree, name), partials, variables, reached)
+    return _check_tree(Source(source.spec, found.path, tree, name), partials, variables, reached)
 
 
 def _unused_partial_syntax(partials: Partials, reached: set[str]) -> list[Finding]:
@@ -219,7 +167,7 @@ def _unused_partial_syntax(partials: Partials, reached: set[str]) -> list[Findin
     return findings
 
 
-def _unknown_names(source: _Source, when_line: int | None) -> list[Finding]:
+def _unknown_names(source: Source, when_line: int | None) -> list[Finding]:
     """Filters and tests Jinja does not have (render fails on them). Each is renamed in the tree
     to a known one afterwards, so the other checks can still compile it."""
     findings = []
@@ -232,13 +180,13 @@ def _unknown_names(source: _Source, when_line: int | None) -> list[Finding]:
         if node.name in known:
             continue
         line = when_line or node.lineno
-        column = _column(source.path, line, node.name) if when_line is None else 1
-        findings.append(Finding(source.path, line, column, prefix + unknown_name(kind, node.name, ENV)))
+        place = column(source.path, line, node.name) if when_line is None else 1
+        findings.append(Finding(source.path, line, place, prefix + unknown_name(kind, node.name, ENV)))
         node.name = stand_in
     return findings
 
 
-def _private_access(source: _Source, when_line: int | None) -> list[Finding]:
+def _private_access(source: Source, when_line: int | None) -> list[Finding]:
     """`x._name`, `x['__name__']` and `x|attr('_name')`: the sandbox refuses them at render
     time, and they are how a template reaches Python internals (`lipsum.__globals__`)."""
     found = [
@@ -264,7 +212,7 @@ def _private_name(node: nodes.Node) -> str | None:
     return name if isinstance(name, str) and name.startswith("_") else None
 
 
-def _nondeterministic(source: _Source, when_line: int | None) -> list[Finding]:
+def _nondeterministic(source: Source, when_line: int | None) -> list[Finding]:
     """`lipsum` and the `random` filter: their text changes on every render (refused when rendered)."""
     filters = [(n.lineno, n.name) for n in source.tree.find_all(nodes.Filter) if n.name in NONDETERMINISTIC]
     calls = [(n.lineno, n.name) for n in source.tree.find_all(nodes.Name) if n.ctx == "load" and n.name == "lipsum"]
@@ -274,14 +222,14 @@ def _nondeterministic(source: _Source, when_line: int | None) -> list[Finding]:
         Finding(
             source.path,
             when_line or line,
-            _column(source.path, line, name) if when_line is None else 1,
+            column(source.path, line, name) if when_line is None else 1,
             prefix + nondeterministic_message(name),
         )
         for line, name in sorted(set(found))
     ]
 
 
-def _set_arithmetic(source: _Source) -> list[Finding]:
+def _set_arithmetic(source: Source) -> list[Finding]:
     """`d.keys() - x` (or `.items()`): a set, iterated in an order that changes with the hash seed."""
 
     def makes_set(node: nodes.Node) -> bool:
@@ -304,125 +252,8 @@ def _parse_when(spec: SectionSpec, findings: list[Finding]) -> nodes.Template | 
     try:
         return ENV.parse("{% if " + spec.when + " %}{% endif %}")
     except jinja2.TemplateSyntaxError as exc:
-        findings.append(_at(spec, "when", f"invalid 'when' expression: {exc.message}"))
+        findings.append(at(spec, "when", f"invalid 'when' expression: {exc.message}"))
         return None
-
-
-# --------------------------------------------------------------------------- variables
-
-
-def _variable_findings(source: _Source, variables: Mapping[str, str], when_line: int | None) -> list[Finding]:
-    """Undeclared variables and user variables, and volatile ones read by a stable section
-    (body, `when`, or a partial it includes)."""
-    tree = source.tree
-    # jinja2.meta counts a name `{% set %}` inside a block as undeclared (it may be unset on
-    # another branch); a name the template assigns anywhere is the template's own.
-    assigned = {n.name for n in tree.find_all(nodes.Name) if n.ctx in ("store", "param")}
-    prefix = "" if when_line is None else "'when' expression: "
-    findings = []
-    for name in sorted(meta.find_undeclared_variables(tree) - assigned):
-        problem = _variable_problem(source, name, variables)
-        if problem is not None:
-            line = when_line or _first_use(tree, name)
-            findings.append(Finding(source.path, line, _column(source.path, line, name), prefix + problem))
-    if "vars" not in assigned:
-        for line, name in _user_variables_read(tree):
-            problem = _user_variable_problem(source, name, variables)
-            if problem is not None:
-                where = when_line or line
-                findings.append(
-                    Finding(source.path, where, _column(source.path, where, f"vars.{name}"), prefix + problem)
-                )
-    return findings
-
-
-def _variable_problem(source: _Source, name: str, variables: Mapping[str, str]) -> str | None:
-    side = side_of(name)
-    through = f" through {source.via}" if source.via else ""
-    if side is None:
-        close = [f"vars.{name}"] if name in variables else difflib.get_close_matches(name, [*STABLE, *VOLATILE], n=1)
-        hint = f"; did you mean '{close[0]}'?" if close else ""
-        return f"undefined variable '{name}'{through} (not a template variable; the Template variables page of the docs lists them{hint})"
-    if side == "volatile" and source.spec.side == "stable":
-        return (
-            f"stable section '{source.spec.id}' reads volatile variable '{name}'{through};"
-            " move the section below the boundary (side: volatile) or drop the variable"
-        )
-    return None
-
-
-def _user_variables_read(tree: nodes.Template) -> Iterable[tuple[int, str]]:
-    """(line, name) for every `vars.<name>`, `vars['<name>']` and `vars.get('<name>', ...)`."""
-    for node in tree.find_all((nodes.Getattr, nodes.Getitem, nodes.Call)):
-        if isinstance(node, nodes.Call):
-            if (
-                _is_vars(node.node, "get")
-                and node.args
-                and isinstance(node.args[0], nodes.Const)
-                and isinstance(node.args[0].value, str)
-            ):
-                yield node.lineno, node.args[0].value
-            continue
-        assert isinstance(node, (nodes.Getattr, nodes.Getitem))
-        if not _is_vars(node.node):
-            continue
-        if isinstance(node, nodes.Getattr):
-            yield node.lineno, node.attr
-        elif isinstance(node.arg, nodes.Const) and isinstance(node.arg.value, str):
-            yield node.lineno, node.arg.value
-
-
-def _is_vars(node: nodes.Node, method: str | None = None) -> bool:
-    """Whether `node` is the name `vars` (or, with `method`, the attribute `vars.<method>`)."""
-    if method is not None:
-        return isinstance(node, nodes.Getattr) and node.attr == method and _is_vars(node.node)
-    return isinstance(node, nodes.Name) and node.name == "vars" and node.ctx == "load"
-
-
-def _user_variable_problem(source: _Source, name: str, variables: Mapping[str, str]) -> str | None:
-    through = f" through {source.via}" if source.via else ""
-    if name in ("get", "items", "keys", "values"):
-        return None  # the mapping's own methods
-    if name not in variables:
-        close = difflib.get_close_matches(name, list(variables), n=1)
-        hint = (
-            f"; did you mean 'vars.{close[0]}'?"
-            if close
-            else ("" if variables else "; lint --config FILE reads the declarations")
-        )
-        return f"undefined user variable 'vars.{name}'{through} (not declared in prompt.variables{hint})"
-    if variables[name] == "volatile" and source.spec.side == "stable":
-        return (
-            f"stable section '{source.spec.id}' reads volatile user variable 'vars.{name}'{through};"
-            " move the section below the boundary or declare the variable side: stable"
-        )
-    return None
-
-
-def _first_use(tree: nodes.Template, name: str) -> int:
-    lines = [n.lineno for n in tree.find_all(nodes.Name) if n.name == name and n.ctx == "load"]
-    return min(lines, default=1)
-
-
-def _column(path: str, line: int, name: str) -> int:
-    return column_of(_source_text(path), line, name)
-
-
-def _source_text(path: str) -> str:
-    """A template's text read again to place a finding's column, through the bounded reader (a
-    file swapped for a FIFO or grown past the template cap meanwhile reads as empty: column 1)."""
-    try:
-        data, _ = fsutil.read_regular(path, MAX_TEMPLATE_BYTES)
-    except (OSError, fsutil.Refused):
-        return ""
-    return data.decode("utf-8", errors="replace")
-
-
-def _at(spec: SectionSpec, key: str, message: str) -> Finding:
-    line = spec.location(key).line or 1
-    lines = _source_text(spec.path).replace("\r\n", "\n").split("\n")
-    text = lines[line - 1] if line <= len(lines) else ""
-    return Finding(spec.path, line, text.find(key) + 1 if key in text else 1, message)
 
 
 # --------------------------------------------------------------------------- reachability
@@ -437,13 +268,10 @@ def _unreachable(spec: SectionSpec, body: nodes.Template | None, when_parses: bo
     if body is not None and next(body.find_all((*INCLUDING, nodes.Extends)), None) is not None:
         return []  # what a partial renders is the partial's
     if body is not None and reachability.renders_nothing(body):
-        return [_at(spec, "id", f"section '{spec.id}' is unreachable: its body renders nothing")]
+        return [at(spec, "id", f"section '{spec.id}' is unreachable: its body renders nothing")]
     if when_parses and all(reachability.decided_false(spec.when or "", mode) for mode in spec.modes):
         modes = ", ".join(sorted(spec.modes))
         return [
-            _at(spec, "when", f"section '{spec.id}' is unreachable: 'when' is false in every mode it lists ({modes})")
+            at(spec, "when", f"section '{spec.id}' is unreachable: 'when' is false in every mode it lists ({modes})")
         ]
     return []
-
-
-# --------------------------------------------------------------------------- CLI
