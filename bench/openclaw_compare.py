@@ -5,8 +5,11 @@ Both builders get the harness's example turn (`examples/turn.json`) without its 
 skill: each finds the skills itself (OpenClaw's `buildWorkspaceSkillsPrompt`; promptc with
 `skills.load.bundledDir` set to the installed package's `skills/` and the skill folders of the
 plugins OpenClaw turns on by default as extra roots, checked against this process's
-environment, which the harness shares). promptc gets the config OpenClaw implies without one
-(heartbeats on, so HEARTBEAT.md is loaded; MEMORY.md in group chats too; the facts' time zone).
+environment, which the harness shares). Both are given the same workspace path (promptc also
+as `agents.defaults.workspace`, the directory its prompt names), so a workspace skill's
+location is the same absolute path, of the same length, on both sides. promptc gets the config
+OpenClaw implies without one (heartbeats on, so HEARTBEAT.md is loaded; MEMORY.md in group
+chats too; the facts' time zone).
 Reports, per case:
 
 - headings: our rendered sections that have an OpenClaw heading (templates/section_order.yaml)

@@ -151,14 +151,17 @@ def build(
     tracker: Recorder | None = None,
     parsed: MutableMapping[str, tuple[Mapping[str, Any] | None, str | None]] | None = None,
     workspace_identity: fsutil.Identity | None = None,
+    shown_root: str | None = None,
 ) -> SkillsBlock:
     """The `<available_skills>` block for this agent and every skill's fate.
 
     Roots, lowest precedence first as OpenClaw merges them: `skills.load.extraDirs` (the config
     stage made them absolute), the bundled skills folder (`skills.load.bundledDir`), then
     `<workspace>/skills`. A workspace skill may not lead out of the workspace, another root's
-    skill not out of that root, except into `skills.load.allowSymlinkTargets`. Locations inside
-    the workspace are shown relative to it.
+    skill not out of that root, except into `skills.load.allowSymlinkTargets`. A location inside
+    the workspace is shown under `shown_root`, the workspace directory the prompt names (the
+    directory read when None), so the model is given a path it can read as it is; any other
+    location is shown as found.
     """
     workspace_root = Path(os.path.abspath(workspace_root))
     extra = [Path(directory) for directory in cfg.skills.extra_dirs]
@@ -184,7 +187,8 @@ def build(
         if (count := requirement_count(s)) > MAX_REQUIREMENTS
     )
     diagnostics = tuple(one_line(d) for d in diagnostics)  # a path or a name may hold a line break
-    shown = [_displayed(skill, workspace_root) for skill in found]
+    shown_as = str(workspace_root) if shown_root is None else shown_root
+    shown = [_displayed(skill, workspace_root, shown_as) for skill in found]
     reasons = {skill.name: eligibility(skill, cfg, env=env, which=which, platform=platform) for skill in shown}
     eligible = [skill for skill in shown if reasons[skill.name] is None]
     candidates = eligible[: cfg.skills.max_in_prompt]
@@ -209,16 +213,17 @@ def allowed_targets(cfg: ResolvedConfig) -> tuple[str, ...]:
     return tuple(os.path.realpath(path) for path in configured)
 
 
-def _displayed(skill: Skill, workspace_root: Path) -> Skill:
-    """The skill with its location relative to the workspace when inside it (POSIX slashes)."""
+def _displayed(skill: Skill, workspace_root: Path, shown_root: str) -> Skill:
+    """The skill with its location under `shown_root` when inside the workspace (POSIX slashes)."""
     root = str(workspace_root).rstrip("/") + "/"
     if os.sep == "/" and skill.location.startswith(root):  # the walk names paths as strings under the root
-        return Skill(skill.name, skill.description, skill.location[len(root) :], skill.version, skill.metadata)
-    location = Path(skill.location)
-    if location.is_relative_to(workspace_root):
-        shown = location.relative_to(workspace_root).as_posix()
-        return Skill(skill.name, skill.description, shown, skill.version, skill.metadata)
-    return skill
+        inside = skill.location[len(root) :]
+    elif (location := Path(skill.location)).is_relative_to(workspace_root):
+        inside = location.relative_to(workspace_root).as_posix()
+    else:
+        return skill
+    shown = f"{shown_root.rstrip('/')}/{inside}"
+    return Skill(skill.name, skill.description, shown, skill.version, skill.metadata)
 
 
 def _entry(skill: Skill, ineligible: str | None, listed: set[str], within_count: set[str]) -> SkillEntry:
@@ -252,7 +257,8 @@ class Listing:
 def fit_listing(skills: Sequence[Skill], eligible_total: int, max_chars: int) -> Listing:
     """The fullest listing within `max_chars`, in OpenClaw's order of fallbacks: every candidate
     with its description; else every candidate in the compact form (no descriptions); else the
-    longest prefix of the candidates that fits in the compact form. The note line counts.
+    longest prefix of the candidates that fits in the compact form. The note line counts, and so
+    does the room OpenClaw's budget gives the lines that introduce the list (INTRO_CHARS).
     """
     if not skills:
         return Listing("", 0, None)
@@ -262,7 +268,7 @@ def fit_listing(skills: Sequence[Skill], eligible_total: int, max_chars: int) ->
 
     def fits(count: int, is_compact: bool) -> bool:
         elements = compact[count] if is_compact else sum(full[:count])
-        return _list_length(count, elements, _note(count, eligible_total, is_compact)) <= max_chars
+        return _list_length(count, elements, _note(count, eligible_total, is_compact), is_compact) <= max_chars
 
     if fits(whole, False):
         count, is_compact = whole, False
@@ -285,14 +291,21 @@ def _largest(low: int, high: int, ok: Callable[[int], bool]) -> int:
 
 
 _LIST_TAGS = len("<available_skills>") + len("</available_skills>")
+INTRO_CHARS = {False: 421, True: 414}
+"""Characters, by form (compact or not), that OpenClaw's skills budget spends above a non-empty
+list: two blank lines, four lines on how to use the list (the compact form's names no
+description, 7 characters fewer) and a blank line, each with its line break. promptc's Skills
+section says the same in its own bullets, which it prints outside the block, so the budget keeps
+that room for them: the same list is cut where OpenClaw cuts it."""
 
 
-def _list_length(count: int, elements: int, note: str | None) -> int:
-    """len(_render(...)) for `count` skills whose elements (each with its line breaks) take
-    `elements` characters: the budget search measures listings without building them."""
+def _list_length(count: int, elements: int, note: str | None, compact: bool) -> int:
+    """What the budget counts for `count` skills whose elements (each with its line breaks) take
+    `elements` characters: len(_render(...)) plus INTRO_CHARS when any skill is listed (the
+    budget search measures listings without building them)."""
     if count == 0:
         return len(note) if note else 0
-    return (len(note) + 1 if note else 0) + _LIST_TAGS + 1 + elements
+    return (len(note) + 1 if note else 0) + INTRO_CHARS[compact] + _LIST_TAGS + 1 + elements
 
 
 def _element_length(skill: Skill, *, with_description: bool) -> int:

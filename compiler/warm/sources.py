@@ -214,7 +214,9 @@ class KeptSources:
         return budget.read_seen(path)
 
     def skills(self, cfg: ResolvedConfig, root: Path) -> SkillsBlock:
-        """The agent's skills block: discovery, eligibility and the budgeted listing."""
+        """The agent's skills block: discovery, eligibility and the budgeted listing, a workspace
+        skill's location under the workspace directory the prompt names."""
+        shown = self.shown_workspace(cfg, root)
 
         def compute() -> SkillsBlock:
             block = skillblock.build(
@@ -226,11 +228,12 @@ class KeptSources:
                 tracker=self.tracker,
                 parsed=self.skill_cache,
                 workspace_identity=self.identities.get(str(root)),
+                shown_root=shown,
             )
             self.skill_cache.flush()
             return block
 
-        return self._stage(("skills", cfg.agent_id, str(root)), compute)
+        return self._stage(("skills", cfg.agent_id, str(root), shown), compute)
 
     def which(self, name: str) -> str | None:
         """Where a binary is on PATH: looked up once per name while PATH is unchanged."""

@@ -27,7 +27,7 @@ def test_nested_skill_is_listed_by_its_frontmatter_name(tmp_path: Path) -> None:
         "  <skill>\n"
         "    <name>weather-pro</name>\n"
         "    <description>Forecasts</description>\n"
-        "    <location>skills/personal/foo/SKILL.md</location>\n"
+        "    <location>/srv/agent/skills/personal/foo/SKILL.md</location>\n"
         f"    <version>{block.entries[0].version}</version>\n"
         "  </skill>\n"
         "</available_skills>"
@@ -116,7 +116,21 @@ def test_later_root_overrides_earlier_by_name(tmp_path: Path) -> None:
     block = build(tmp_path / "ws", cfg)
     assert "from workspace" in block.text and "from extra" not in block.text
     assert f"<location>{tmp_path / 'extra' / 'only-extra' / 'SKILL.md'}</location>" in block.text
-    assert "<location>skills/tool/SKILL.md</location>" in block.text
+    assert "<location>/srv/agent/skills/tool/SKILL.md</location>" in block.text
+
+
+def test_a_workspace_skill_is_located_under_the_directory_read_when_the_prompt_names_no_other(
+    tmp_path: Path,
+) -> None:
+    write_files(tmp_path, {"ws/skills/tool/SKILL.md": skill_md("tool", "T")})
+    block = build(tmp_path / "ws", shown_root=None)
+    assert f"<location>{tmp_path}/ws/skills/tool/SKILL.md</location>" in block.text
+    assert block.entries[0].location == f"{tmp_path}/ws/skills/tool/SKILL.md"
+
+
+def test_a_shown_root_with_a_trailing_slash_gives_one_slash(tmp_path: Path) -> None:
+    write_files(tmp_path, {"skills/tool/SKILL.md": skill_md("tool", "T")})
+    assert build(tmp_path, shown_root="/srv/agent/").entries[0].location == "/srv/agent/skills/tool/SKILL.md"
 
 
 def test_duplicate_name_in_one_root_keeps_the_first_path(tmp_path: Path) -> None:

@@ -122,11 +122,15 @@ def budget_case(tmp_path: Path, max_chars: int):
     return build(tmp_path, make_config(skills=SkillsConfig(max_prompt_chars=max_chars)))
 
 
-COMPACT_ELEMENT = 10 + 25 + 49 + 47 + 11
+COMPACT_ELEMENT = 10 + 25 + 60 + 47 + 11
 """One budget_case skill without its description, each line with its line break: `  <skill>`,
-`    <name>skill-0</name>`, `    <location>skills/skill-0/SKILL.md</location>`, a `<version>`
-line holding `sha256:` and 16 hex digits, `  </skill>`."""
+`    <name>skill-0</name>`, `    <location>/srv/agent/skills/skill-0/SKILL.md</location>`, a
+`<version>` line holding `sha256:` and 16 hex digits, `  </skill>`."""
 LIST_TAGS = len("<available_skills>\n") + len("</available_skills>")
+COMPACT_INTRO = 2 + 73 + 72 + 90 + 172 + 5
+"""What OpenClaw's budget counts above a compact list, counted by hand from its source: two line
+breaks, four lines (73, 72, 90 and 172 characters), an empty line, and a line break after each of
+those five. The full form's second line is 7 characters longer (it names the description)."""
 
 
 def test_a_list_within_budget_keeps_every_description_and_has_no_note(tmp_path: Path) -> None:
@@ -144,18 +148,25 @@ def test_over_budget_the_list_takes_the_compact_form_and_says_so(tmp_path: Path)
     assert len(block.text) == len(block.note) + 1 + LIST_TAGS + 5 * COMPACT_ELEMENT
 
 
+def test_the_full_form_is_kept_while_it_and_the_room_for_its_introduction_fit(tmp_path: Path) -> None:
+    text = budget_case(tmp_path / "measure", 100_000).text
+    assert len(listed_names(budget_case(tmp_path / "a", len(text) + COMPACT_INTRO + 7))) == 5
+    assert budget_case(tmp_path / "a", len(text) + COMPACT_INTRO + 7).compact is False
+    assert budget_case(tmp_path / "b", len(text) + COMPACT_INTRO + 6).compact is True
+
+
 def test_the_compact_form_is_used_whole_when_it_fits_exactly(tmp_path: Path) -> None:
-    exact = len(skillblock.notices()["compact"]) + 1 + LIST_TAGS + 5 * COMPACT_ELEMENT
+    exact = len(skillblock.notices()["compact"]) + 1 + COMPACT_INTRO + LIST_TAGS + 5 * COMPACT_ELEMENT
     assert len(listed_names(budget_case(tmp_path / "a", exact))) == 5
     assert len(listed_names(budget_case(tmp_path / "b", exact - 1))) < 5
 
 
 def test_when_even_the_compact_form_is_over_budget_the_first_skills_that_fit_are_listed(tmp_path: Path) -> None:
     note = skillblock.notices()["fewer_compact"].format(listed=3, total=5)
-    three = len(note) + 1 + LIST_TAGS + 3 * COMPACT_ELEMENT
+    three = len(note) + 1 + COMPACT_INTRO + LIST_TAGS + 3 * COMPACT_ELEMENT
     block = budget_case(tmp_path / "three", three)
     assert listed_names(block) == ["skill-0", "skill-1", "skill-2"] and block.compact is True
-    assert block.note == note and len(block.text) == three
+    assert block.note == note and len(block.text) == three - COMPACT_INTRO
     assert {entry.reason for entry in block.entries if not entry.included} == {"skills budget"}
     assert listed_names(budget_case(tmp_path / "two", three - 1)) == ["skill-0", "skill-1"]
 
@@ -205,8 +216,9 @@ def test_the_measured_length_of_a_listing_is_its_length(found, exotic, data) -> 
     compact = data.draw(st.booleans())
     note = data.draw(st.one_of(st.none(), st.text(max_size=40)))
     elements = sum(skillblock._element_length(s, with_description=not compact) for s in listed[:count])
-    expected = len(skillblock._render(listed[:count], compact, note)) if count else len(note or "")
-    assert skillblock._list_length(count, elements, note) == expected
+    intro = (COMPACT_INTRO if compact else COMPACT_INTRO + 7) if count else 0
+    expected = len(skillblock._render(listed[:count], compact, note)) + intro if count else len(note or "")
+    assert skillblock._list_length(count, elements, note, compact) == expected
 
 
 # --------------------------------------------------------------------------- XML that parses

@@ -11,6 +11,9 @@ from .factories import make_config
 
 ALL_BINS = {"git": "/usr/bin/git", "jq": "/usr/bin/jq"}
 """The binaries `build` finds on PATH by default."""
+SHOWN_ROOT = "/srv/agent"
+"""The workspace directory `build` says the prompt names by default (a configured workspace), so
+a workspace skill's location, and a listing's length, do not depend on the test's temp folder."""
 
 
 def skill_md(name: str | None, description: str | None, extra: str = "") -> str:
@@ -24,9 +27,14 @@ def skill_md(name: str | None, description: str | None, extra: str = "") -> str:
     return "\n".join(lines)
 
 
-def build(root: Path, cfg=None, *, env=None, which=ALL_BINS.get, platform="linux") -> SkillsBlock:
-    """The skills block of the workspace at `root`, with no environment and ALL_BINS on PATH unless told."""
-    return skillblock.build(cfg or make_config(), root, env=env or {}, which=which, platform=platform)
+def build(
+    root: Path, cfg=None, *, env=None, which=ALL_BINS.get, platform="linux", shown_root: str | None = SHOWN_ROOT
+) -> SkillsBlock:
+    """The skills block of the workspace at `root`, with no environment, ALL_BINS on PATH and the
+    prompt naming the workspace SHOWN_ROOT unless told."""
+    return skillblock.build(
+        cfg or make_config(), root, env=env or {}, which=which, platform=platform, shown_root=shown_root
+    )
 
 
 def listed_names(block: SkillsBlock) -> list[str]:

@@ -78,18 +78,22 @@ def test_skills_left_out_of_the_list_and_the_compact_form_are_counted(run_cli, m
 
 
 def test_a_list_cut_to_fewer_skills_in_the_compact_form_says_both(run_cli, make_workspace, write_yaml):
-    # 30 compact elements of 134 characters are 4,020; 2,000 characters hold 13 of them
-    # (13 * 134 + 38 for the list tags + the note line of 101 and its line break = 1,882;
-    # with 14 it is 2,016).
+    # The prompt names the workspace /srv/ws, so a location is `/srv/ws/skills/s00/SKILL.md`.
+    # 30 compact elements of 142 characters are 4,260; 2,000 characters hold 10 of them
+    # (10 * 142 + 38 for the list tags + 414 held for the lines introducing the list + the note
+    # line of 101 and its line break = 1,974; with 11 it is 2,116).
     ws = make_workspace(
         {f"skills/s{i:02}/SKILL.md": skill_md(f"s{i:02}", "a long description " * 12) for i in range(30)}
     )
-    config = write_yaml("tiny.yaml", "skills:\n  limits:\n    maxSkillsPromptChars: 2000\n")
+    tree = "agents:\n  defaults:\n    workspace: /srv/ws\nskills:\n  limits:\n    maxSkillsPromptChars: 2000\n"
+    config = write_yaml("tiny.yaml", tree)
     code, out, err = run_cli("render", "--workspace", ws, "--config", config)
-    assert code == 0 and "<description>" not in out and out.count("<skill>") == 13
+    assert code == 0 and "<description>" not in out and out.count("<skill>") == 10
+    assert "<location>/srv/ws/skills/s00/SKILL.md</location>" in out
     assert _warnings(err) == [
-        "17 eligible skills left out of the skills list (skills budget: 17)",
-        "skills list in its compact form: the descriptions of all 13 listed skills left out to fit the skills budget",
+        "20 eligible skills left out of the skills list (skills budget: 20)",
+        "skills list in its compact form: the descriptions of all 10 listed skills left out to fit the skills budget",
+        f"the prompt names the workspace /srv/ws (agents.defaults.workspace); its files were read from {ws}",
     ]
 
 
