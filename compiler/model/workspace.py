@@ -27,7 +27,7 @@ class WorkspaceFile:
     """One bootstrap file as loaded from disk, frontmatter already stripped."""
 
     name: str
-    """The canonical name (`AGENTS.md`, ...; `memory.md` when that fallback was used)."""
+    """The canonical name (`AGENTS.md`, ...)."""
     path: str
     """Absolute path where the file is (or was expected)."""
     content: str | None
