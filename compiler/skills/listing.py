@@ -3,6 +3,7 @@ within the skills budget. Discovery itself is discover.py."""
 
 from __future__ import annotations
 
+import bisect
 import os
 import re
 from collections.abc import Callable, Mapping, MutableMapping, Sequence
@@ -273,21 +274,11 @@ def fit_listing(skills: Sequence[Skill], eligible_total: int, max_chars: int) ->
     if fits(whole, False):
         count, is_compact = whole, False
     else:
-        count, is_compact = (whole if fits(whole, True) else _largest(0, whole - 1, lambda n: fits(n, True))), True
+        # Fewer skills always take less room: the sizes that fit come first.
+        prefix = bisect.bisect_left(range(1, whole), True, key=lambda n: not fits(n, True))
+        count, is_compact = (whole if fits(whole, True) else prefix), True
     note = _note(count, eligible_total, is_compact)
     return Listing(_render(skills[:count], is_compact, note) if count else "", count, note, is_compact)
-
-
-def _largest(low: int, high: int, ok: Callable[[int], bool]) -> int:
-    """The largest value in [low, high] for which the monotone test `ok` holds (`low` if none)."""
-    best = low
-    while low <= high:
-        middle = (low + high) // 2
-        if ok(middle):
-            best, low = middle, middle + 1
-        else:
-            high = middle - 1
-    return best
 
 
 _LIST_TAGS = len("<available_skills>") + len("</available_skills>")

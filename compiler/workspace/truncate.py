@@ -3,6 +3,7 @@ head, a digest of the rule lines from the cut middle, and tail. Characters are c
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -85,9 +86,9 @@ def truncate_with_digest(name: str, text: str, max_chars: int, style: str = "75/
     """Keep about 45% from the start, a digest of the rule lines from the cut middle in about 35%,
     and about 15% from the end; a digest that needs less than its share gives the rest back to
     the head and tail (three parts to one), as much of it as still leaves a rule line in the
-    middle, and again for what the smaller middle's digest leaves unused. The result is never longer than `max_chars`; when the
-    budget is too small for the digest layout, or the middle has no rule lines, the plain cut is
-    used."""
+    middle, and again for what the smaller middle's digest leaves unused. The result is never
+    longer than `max_chars`; when the budget is too small for the digest layout, or the middle has
+    no rule lines, the plain cut is used."""
     text = text.rstrip()
     if len(text) <= max_chars:
         return text
@@ -117,16 +118,14 @@ leaves a smaller middle, so a smaller digest and some share unused again)."""
 def _widest(text: str, head: int, tail: int, spare: int, used: int) -> tuple[int, _DigestCut] | None:
     """The most of `spare` (three parts to the head, one to the tail) that still leaves a rule
     line in the middle, with its cut; None when none of it does. A wider head and tail only
-    ever shrink the middle, so the test is monotone."""
-    low, high, best = 1, spare, None
-    while low <= high:
-        middle = (low + high) // 2
-        found = _digest_cut(text, head + middle * 3 // 4, tail + middle // 4, used)
-        if found is not None:
-            best, low = (middle, found), middle + 1
-        else:
-            high = middle - 1
-    return best
+    ever shrink the middle, so the amounts that work come first."""
+
+    def cut_with(given: int) -> _DigestCut | None:
+        return _digest_cut(text, head + given * 3 // 4, tail + given // 4, used)
+
+    given = bisect.bisect_left(range(1, spare + 1), True, key=lambda amount: cut_with(amount) is None)
+    found = cut_with(given) if given else None
+    return None if found is None else (given, found)
 
 
 @dataclass(frozen=True, slots=True)
