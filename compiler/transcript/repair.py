@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from .._lib.errors import Location, TranscriptError
-from .._lib.fsutil import Refused, open_regular, write_chunks_atomic
+from .._lib.fsutil import write_chunks_atomic
 from . import jsonline, tempfiles
 from .inserts import Insert, ResultScan
 from .linefix import (
@@ -39,6 +39,7 @@ from .linefix import (
     relink_target,
 )
 from .model import parse_header
+from .session import open_session
 from .texts import DEFAULT_TEXTS, Texts
 
 MIB = 1024 * 1024
@@ -184,17 +185,6 @@ class _Reporter:
         )
 
 
-def _open_session(path: Path) -> BinaryIO:
-    """The session file opened to stream through it; a FIFO or device swapped in after the first
-    check is one error line, never a read that blocks."""
-    try:
-        return open_regular(path)
-    except Refused as exc:
-        raise TranscriptError(f"cannot read session file: it {exc.detail}", Location(str(path))) from exc
-    except OSError as error:
-        raise TranscriptError(f"cannot read session file: {error.strerror}", Location(str(path))) from error
-
-
 def _file_state(path: Path) -> tuple[int, int, int]:
     try:
         info = path.stat()
@@ -264,7 +254,7 @@ def _plan(path: Path, texts: Texts, cap: int) -> _Plan:
     scan = ResultScan()
     ids: set[str] = set()
     header_seen = False
-    with _open_session(path) as handle:
+    with open_session(path) as handle:
         for number, line in _lines_of(handle, cap):
             if not isinstance(line, bytes):
                 if not header_seen:
@@ -305,7 +295,7 @@ def _fixed_bytes(path: Path, texts: Texts, cap: int, plan: _Plan, tally: Counter
     the re-linked entries, and the dropped ones whose parent cannot be written back exactly."""
     relink = _Relinks(plan.ids)
     header_seen = False
-    with _open_session(path) as handle:
+    with open_session(path) as handle:
         for number, line in _lines_of(handle, cap):
             if not isinstance(line, bytes):
                 yield from line  # over the cap: copied unread

@@ -6,6 +6,7 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from .._lib.errors import Location, TranscriptError
 from .._lib.fsutil import Refused, open_regular
@@ -25,13 +26,26 @@ class Session:
 
 def read_session(path: Path) -> Session:
     """Parse a whole session file; any malformed line is an error (repair first)."""
-    try:
-        with open_regular(path) as lines:
+    with open_session(path) as lines:
+        try:
             return parse_session(lines, path)
+        except OSError as error:
+            raise _unreadable(path, error) from error
+
+
+def open_session(path: Path) -> BinaryIO:
+    """A session file opened to stream through it: a FIFO or device (also one swapped in after a
+    first check) is one error line, never a read that blocks."""
+    try:
+        return open_regular(path)
     except Refused as refused:
         raise TranscriptError(f"cannot read session file: it {refused.detail}", Location(str(path))) from refused
     except OSError as error:
-        raise TranscriptError(f"cannot read session file: {error.strerror}", Location(str(path))) from error
+        raise _unreadable(path, error) from error
+
+
+def _unreadable(path: Path, error: OSError) -> TranscriptError:
+    return TranscriptError(f"cannot read session file: {error.strerror}", Location(str(path)))
 
 
 def parse_session(lines: Iterable[bytes], path: Path) -> Session:
