@@ -14,7 +14,7 @@ def replace_surrogates(text: str) -> str:
     A lone surrogate (from a `"\\ud800"` escape in YAML or JSON, or an undecodable file name)
     cannot be encoded as UTF-8, so it would make writing the output fail.
     """
-    if _SURROGATE.search(text) is None:
+    if text.isascii() or _SURROGATE.search(text) is None:  # the first test is the cheap one
         return text
     return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
 

@@ -127,18 +127,19 @@ class _Builder:
         self.chars = MAX_TEXT_CHARS
         self.open: set[int] = set()  # nodes being built: meeting one again is a recursive alias
 
-    def build(self, node: yaml.Node, key_path: tuple) -> Any:
-        where = self.locations[key_path] = _node_location(node, self.path)
+    def build(self, node: yaml.Node, key_path: tuple, at: Location | None = None) -> Any:
+        """One node's value; `at` is where its path is reported (a mapping's value: its key),
+        its own start otherwise. A problem inside it points at its own start."""
+        self.locations[key_path] = at or self.where(node)
         self.budget -= 1
         if self.budget < 0:
-            raise self.error(f"too many values after expanding aliases (limit {MAX_VALUES})", where)
+            raise self.error(f"too many values after expanding aliases (limit {MAX_VALUES})", self.where(node))
         if id(node) in self.open:
-            raise self.error("an alias refers to a value that contains it", where)
+            raise self.error("an alias refers to a value that contains it", self.where(node))
         if len(self.open) >= MAX_DEPTH:
-            raise self.error(f"nested more than {MAX_DEPTH} levels deep", where)
+            raise self.error(f"nested more than {MAX_DEPTH} levels deep", self.where(node))
         if isinstance(node, yaml.ScalarNode):
-            self._spend(node, where)
-            return self.scalar(node, where)
+            return self.scalar(node)
         self.open.add(id(node))
         try:
             if isinstance(node, yaml.MappingNode):
@@ -148,6 +149,9 @@ class _Builder:
         finally:
             self.open.discard(id(node))
 
+    def where(self, node: yaml.Node) -> Location:
+        return _node_location(node, self.path)
+
     def _sequence(self, node: yaml.SequenceNode, key_path: tuple) -> list[Any]:
         return [self.build(item, key_path + (index,)) for index, item in enumerate(node.value)]
 
@@ -156,37 +160,37 @@ class _Builder:
         result: dict[Any, Any] = {}
         for key_node, value_node in node.value:
             if not isinstance(key_node, yaml.ScalarNode):
-                raise self.error("mapping keys must be plain values", _node_location(key_node, self.path))
-            self._spend(key_node, _node_location(key_node, self.path))
-            key = self.scalar(key_node, _node_location(key_node, self.path))
+                raise self.error("mapping keys must be plain values", self.where(key_node))
+            key = self.scalar(key_node)
             if key in result:
-                raise self.error(f"duplicate key {key!r}", _node_location(key_node, self.path))
-            result[key] = self.build(value_node, key_path + (key,))
-            # Point at the key, not the value: that is the line a reader looks for.
-            self.locations[key_path + (key,)] = _node_location(key_node, self.path)
+                raise self.error(f"duplicate key {key!r}", self.where(key_node))
+            # A value is reported at its key: that is the line a reader looks for.
+            result[key] = self.build(value_node, key_path + (key,), self.where(key_node))
         return result
 
-    def _spend(self, node: yaml.Node, where: Location) -> None:
-        """Count a scalar's text against MAX_TEXT_CHARS, before it is built."""
+    def scalar(self, node: yaml.Node) -> Any:
+        """One scalar's value, its text counted against MAX_TEXT_CHARS first; strings lose lone
+        surrogates (they cannot be written as UTF-8), and a number too long to write out again is
+        refused however it is written."""
         self.chars -= len(node.value)
         if self.chars < 0:
-            raise self.error(f"too much text after expanding aliases (limit {MAX_TEXT_CHARS:,} characters)", where)
-
-    def scalar(self, node: yaml.Node, where: Location) -> Any:
-        """One scalar's value; strings lose lone surrogates (they cannot be written as UTF-8), and
-        a number too long to write out again is refused however it is written."""
+            limit = f"{MAX_TEXT_CHARS:,} characters"
+            raise self.error(f"too much text after expanding aliases (limit {limit})", self.where(node))
+        if node.tag == STR_TAG:  # a string is its scalar's text, as SafeConstructor makes it
+            return replace_surrogates(node.value)
         if node.tag == INT_TAG and checks.long_number_text(node.value):  # before it costs time
-            raise self.error(f"cannot read this value: {checks.TOO_LONG}", where)
+            raise self.error(f"cannot read this value: {checks.TOO_LONG}", self.where(node))
         try:
             value = self.constructor.construct_object(node, deep=True)
         except ValueError as exc:  # a value its tag cannot hold: `!!float abc`, `!!int x`
-            raise self.error(f"cannot read this value: {str(exc).split(';')[0]}", where) from exc
+            raise self.error(f"cannot read this value: {str(exc).split(';')[0]}", self.where(node)) from exc
         if checks.long_number(value):
-            raise self.error(f"cannot read this value: {checks.TOO_LONG}", where)
+            raise self.error(f"cannot read this value: {checks.TOO_LONG}", self.where(node))
         return replace_surrogates(value) if isinstance(value, str) else value
 
 
 INT_TAG = "tag:yaml.org,2002:int"
+STR_TAG = "tag:yaml.org,2002:str"
 
 
 def _node_location(node: yaml.Node, path: str) -> Location:
