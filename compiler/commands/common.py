@@ -12,8 +12,8 @@ import time
 from pathlib import Path
 
 from .. import pipeline
+from .._lib.atomic import write_output
 from .._lib.errors import ConfigError, UsageError
-from .._lib.fsutil import write_output
 from .._lib.text import replace_surrogates
 from ..emit import payloads
 from ..inputs import layers, runfacts, yamlsrc

@@ -8,8 +8,8 @@ import os
 import sys
 from pathlib import Path
 
+from .._lib.atomic import write_output
 from .._lib.errors import UsageError
-from .._lib.fsutil import write_output
 from ..features import snapshot
 from .common import EXIT_FOUND, EXIT_OK
 

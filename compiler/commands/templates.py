@@ -9,7 +9,7 @@ from pathlib import Path
 import jinja2
 from jinja2 import meta
 
-from .._lib import fsutil
+from .._lib import atomic, fsutil
 from .._lib.errors import Location, TemplateError, UsageError, did_you_mean
 from .._lib.resources import templates_root
 from ..sections import catalogue
@@ -63,7 +63,7 @@ def _eject(args: argparse.Namespace) -> int:
     for source, target in targets:
         data, _ = fsutil.read_regular(source, MAX_TEMPLATE_BYTES)
         target.parent.mkdir(parents=True, exist_ok=True)
-        fsutil.write_chunks_atomic(target, [data])
+        atomic.write_chunks_atomic(target, [data])
         print(f"wrote {target}")
     return EXIT_OK
 

@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .._lib.atomic import write_output
 from .._lib.errors import Location, TranscriptError
-from .._lib.fsutil import write_output
 from ..inputs import layers
 from ..transcript import jsonline
 from ..transcript import policy as policies

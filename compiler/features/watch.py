@@ -134,7 +134,7 @@ def is_editor_temp(name: str) -> bool:
 
 
 def _is_temp_of(changed: Path, path: Path) -> bool:
-    """Whether `changed` is an atomic writer's temp file for `path` (see compiler/fsutil.py)."""
+    """Whether `changed` is an atomic writer's temp file for `path` (see _lib/atomic.py)."""
     name = changed.name
     return changed.parent == path.parent and name.startswith(f".{path.name}.") and name.endswith(".tmp")
 

@@ -18,13 +18,11 @@ import time
 from collections import Counter
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from itertools import count
 from pathlib import Path
-from typing import BinaryIO
 
+from .._lib.atomic import write_chunks_atomic
 from .._lib.errors import Location, TranscriptError
-from .._lib.fsutil import write_chunks_atomic
-from . import jsonline, tempfiles
+from . import caplines, jsonline, tempfiles
 from .inserts import Insert, ResultScan
 from .linefix import (
     BAD_IMAGE,
@@ -45,7 +43,6 @@ from .texts import DEFAULT_TEXTS, Texts
 MIB = 1024 * 1024
 DEFAULT_MAX_LINE_BYTES = 64 * MIB
 """Lines longer than this (line ending included) are copied unread."""
-_COPY_CHUNK = MIB
 
 INSERTED = "inserted_result"
 OVER_LONG = "over_long"
@@ -196,53 +193,6 @@ def _file_state(path: Path) -> tuple[int, int, int]:
 
 
 # ---------------------------------------------------------------------------------------------
-# Reading lines under the cap
-
-
-def _lines_of(handle: BinaryIO, cap: int) -> Iterator[tuple[int, bytes | Iterator[bytes]]]:
-    """(line number, line) per line; a line over `cap` bytes comes as an iterator over its bytes in
-    chunks, never joined into one object, and is skipped here if the caller does not read it."""
-    for number in count(1):
-        pieces = _pieces_up_to(handle, cap)
-        if not pieces:
-            return
-        if sum(map(len, pieces)) <= cap:
-            yield number, b"".join(pieces)
-            continue
-        chunks = _chained(pieces, _rest_of_line(handle, pieces[-1]))
-        yield number, chunks
-        for _ in chunks:
-            pass
-
-
-def _pieces_up_to(handle: BinaryIO, cap: int) -> list[bytes]:
-    """The next line in pieces of at most _COPY_CHUNK bytes, stopping once it is known to be over `cap`."""
-    pieces: list[bytes] = []
-    size = 0
-    while size <= cap and not (pieces and pieces[-1].endswith(b"\n")):
-        piece = handle.readline(min(_COPY_CHUNK, cap + 1 - size))
-        if not piece:
-            break
-        pieces.append(piece)
-        size += len(piece)
-    return pieces
-
-
-def _chained(first: list[bytes], rest: Iterator[bytes]) -> Iterator[bytes]:
-    yield from first
-    yield from rest
-
-
-def _rest_of_line(handle: BinaryIO, last: bytes) -> Iterator[bytes]:
-    if last.endswith(b"\n"):
-        return
-    while chunk := handle.readline(_COPY_CHUNK):
-        yield chunk
-        if chunk.endswith(b"\n"):
-            return
-
-
-# ---------------------------------------------------------------------------------------------
 # The two passes
 
 
@@ -255,7 +205,7 @@ def _plan(path: Path, texts: Texts, cap: int) -> _Plan:
     ids: set[str] = set()
     header_seen = False
     with open_session(path) as handle:
-        for number, line in _lines_of(handle, cap):
+        for number, line in caplines.lines_of(handle, cap):
             if not isinstance(line, bytes):
                 if not header_seen:
                     raise _Refused(f"line {number} is over the {_size(cap)} line cap, so its header cannot be checked")
@@ -296,7 +246,7 @@ def _fixed_bytes(path: Path, texts: Texts, cap: int, plan: _Plan, tally: Counter
     relink = _Relinks(plan.ids)
     header_seen = False
     with open_session(path) as handle:
-        for number, line in _lines_of(handle, cap):
+        for number, line in caplines.lines_of(handle, cap):
             if not isinstance(line, bytes):
                 yield from line  # over the cap: copied unread
                 continue

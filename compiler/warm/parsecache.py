@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterator, Mapping, MutableMapping, Sequenc
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from .._lib import frozen, fsutil, resources
+from .._lib import atomic, frozen, fsutil, resources
 from .._lib.errors import PromptcError
 from .._lib.lru import LRU
 from .._lib.owned import walk_tree
@@ -148,7 +148,7 @@ class Store:
         self.added = 0
         data = json.dumps({"format": FORMAT, "entries": self.entries}, separators=(",", ":"))
         try:
-            fsutil.write_chunks_atomic(self.path, [data.encode("ascii")], mode=0o600)
+            atomic.write_chunks_atomic(self.path, [data.encode("ascii")], mode=0o600)
         except (OSError, PromptcError):
             return
         _prune(self.path, self.kind)

@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from .._lib import fsutil, resources
+from .._lib import atomic, fsutil, resources
 from .._lib.errors import Location, WorkspaceError
 from .._lib.owned import owned_path
 from .._lib.reads import UNRECORDED, Recorder
@@ -255,7 +255,7 @@ def write_members(path: Path, data: bytes | None, what: str, changes: Mapping[st
         write_json_atomic(path, dict(changes))
         return
     text, _ = _decode_object(data, path, what)
-    fsutil.write_text_atomic(Path(path), with_members(text, changes))
+    atomic.write_text_atomic(Path(path), with_members(text, changes))
 
 
 _SPACE = re.compile(r"[ \t\n\r]*")
@@ -307,4 +307,4 @@ def _value_text(value: Any) -> str:
 def write_json_atomic(path: Path, data: Any) -> None:
     """Write `data` as indented JSON, atomically (temp file beside it, then rename). Non-ASCII
     characters are escaped, so any string, a lone surrogate too, gives valid UTF-8 JSON."""
-    fsutil.write_text_atomic(Path(path), json.dumps(data, indent=2) + "\n")
+    atomic.write_text_atomic(Path(path), json.dumps(data, indent=2) + "\n")

@@ -12,8 +12,8 @@ import os
 import pytest
 
 from promptc._lib.errors import Location, TranscriptError
+from promptc.transcript import caplines, repair
 from promptc.transcript import policy as policies
-from promptc.transcript import repair
 from promptc.transcript.texts import DEFAULT_TEXTS
 
 from support.transcript_strategies import A, U, image, png_base64, tc, text, write_session
@@ -96,7 +96,7 @@ def test_repair_refuses_a_file_whose_header_breaks_between_the_passes(tmp_path, 
     path = write_session(tmp_path, U("hi"), tail=b"{oops\n")
     swapped = b'{"type":"message","id":"x"}\n{oops\n'
     passes = []
-    read_lines = repair._lines_of
+    read_lines = caplines.lines_of
 
     def header_replaced_before_the_second_pass(handle, cap):
         passes.append(handle)
@@ -104,7 +104,7 @@ def test_repair_refuses_a_file_whose_header_breaks_between_the_passes(tmp_path, 
             path.write_bytes(swapped)
         yield from read_lines(handle, cap)
 
-    monkeypatch.setattr(repair, "_lines_of", header_replaced_before_the_second_pass)
+    monkeypatch.setattr(caplines, "lines_of", header_replaced_before_the_second_pass)
     code, out, err = run_cli("transcript", "repair", path)
     assert code == 1 and out == ""
     assert err.startswith(f"{path}: not repaired, file left as it was: line 1 ") and "internal error" not in err

@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from promptc._lib.errors import TranscriptError
-from promptc.transcript import repair
+from promptc.transcript import caplines, repair
 from promptc.transcript.encode import loads, to_json
 from promptc.transcript.policy import POLICY_TABLE, resolve
 from promptc.transcript.repair import repair_file
@@ -145,7 +145,7 @@ def test_a_repair_killed_before_the_rename_leaves_the_original_and_no_litter(tmp
 def test_a_file_that_grows_during_the_repair_is_not_replaced(tmp_path, monkeypatch):
     path = _file(tmp_path, jsonl(HEADER) + b"{oops\n")
     passes = []
-    read_lines = repair._lines_of
+    read_lines = caplines.lines_of
 
     def runtime_appends_during_second_pass(handle, cap):
         passes.append(handle)
@@ -154,7 +154,7 @@ def test_a_file_that_grows_during_the_repair_is_not_replaced(tmp_path, monkeypat
                 runtime.write(jsonl(entry(U("late"))))
         yield from read_lines(handle, cap)
 
-    monkeypatch.setattr(repair, "_lines_of", runtime_appends_during_second_pass)
+    monkeypatch.setattr(caplines, "lines_of", runtime_appends_during_second_pass)
     with pytest.raises(TranscriptError, match="changed while"):
         repair_file(path)
     assert path.read_bytes() == jsonl(HEADER) + b"{oops\n" + jsonl(entry(U("late")))
@@ -552,13 +552,13 @@ def test_no_backup_exists_while_the_new_file_is_written(tmp_path, monkeypatch):
     # A repair killed while writing then leaves only its temp file, which the next repair removes.
     path = _file(tmp_path, jsonl(HEADER, entry(U("hi"))) + b"{oops\n")
     during_write = []
-    read_lines = repair._lines_of
+    read_lines = caplines.lines_of
 
     def watching(handle, cap):
         during_write.append(sorted(_siblings(path)))
         yield from read_lines(handle, cap)
 
-    monkeypatch.setattr(repair, "_lines_of", watching)
+    monkeypatch.setattr(caplines, "lines_of", watching)
     report = repair_file(path)
     assert during_write[0] == [] and [name.split("-")[0] for name in during_write[1]] == [".s1.jsonl.repair"]
     assert report.backup.read_bytes().endswith(b"{oops\n") and _siblings(path) == [report.backup.name]

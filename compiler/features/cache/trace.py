@@ -22,8 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from ..._lib.atomic import write_text_atomic
 from ..._lib.errors import Location, PromptcError, one_line
-from ..._lib.fsutil import Refused, read_input, read_regular, write_text_atomic
+from ..._lib.fsutil import Refused, read_input, read_regular
 from ..._lib.owned import owned_path
 
 EDIT_KINDS = ("append", "write", "replace", "delete")

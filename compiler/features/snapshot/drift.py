@@ -12,8 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..._lib.atomic import write_text_atomic
 from ..._lib.errors import Location
-from ..._lib.fsutil import write_text_atomic
 from ...model.prompt import Prompt
 from ..cache import diff as cache_diff
 from . import ondisk
