@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from ._lib.errors import ConfigError, Location, did_you_mean
-from .inputs import pricing
 from .model.config import CacheConfig
 from .model.prompt import CacheTier, PromptUnit
 from .model.units import (
@@ -156,6 +155,8 @@ def estimate_tokens(text: str) -> int:
 def min_tokens(model: str | None, provider: str | None = None) -> int:
     """The shortest prefix the model's provider caches, from the price table (`provider`: by
     default the model id's `provider/` prefix)."""
+    from .inputs import pricing  # here: a render that builds no payload never reads the table
+
     rule_sets = pricing.table()
     named = provider or (model or "").partition("/")[0].lower()
     return rule_sets.get(named, rule_sets[BREAKPOINT_PROVIDER]).price(model).min_tokens
