@@ -4,7 +4,7 @@ chunks (a repair copies it as it was)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from itertools import count
+from itertools import chain, count
 from typing import BinaryIO
 
 COPY_CHUNK = 1024 * 1024
@@ -21,7 +21,7 @@ def lines_of(handle: BinaryIO, cap: int) -> Iterator[tuple[int, bytes | Iterator
         if sum(map(len, pieces)) <= cap:
             yield number, b"".join(pieces)
             continue
-        chunks = _chained(pieces, _rest_of_line(handle, pieces[-1]))
+        chunks = chain(pieces, _rest_of_line(handle, pieces[-1]))
         yield number, chunks
         for _ in chunks:
             pass
@@ -38,11 +38,6 @@ def _pieces_up_to(handle: BinaryIO, cap: int) -> list[bytes]:
         pieces.append(piece)
         size += len(piece)
     return pieces
-
-
-def _chained(first: list[bytes], rest: Iterator[bytes]) -> Iterator[bytes]:
-    yield from first
-    yield from rest
 
 
 def _rest_of_line(handle: BinaryIO, last: bytes) -> Iterator[bytes]:

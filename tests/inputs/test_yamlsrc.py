@@ -80,3 +80,24 @@ def test_parsing_many_documents_keeps_nothing_of_them(write_yaml, tmp_path):
         assert load_run_facts(run).channel == "telegram"
         assert config.resolve(config.load([cfg]), "main").budgets.max_chars == 1000 + index
     assert _live_yaml_state() == before == (before[0], 0)
+
+
+def test_every_value_is_located_at_its_key_and_list_items_at_themselves():
+    from promptc._lib.errors import Location
+    from promptc.inputs import yamlsrc
+
+    located = yamlsrc.parse('a:\n  b: 1\n  c:\n    - x\n    - "caf\\u00e9"\n  d: !!str 12\n', "f.yaml")
+    assert located.value == {"a": {"b": 1, "c": ["x", "caf\u00e9"], "d": "12"}}
+    assert located.where(("a",)) == Location("f.yaml", 1, 1)
+    assert located.where(("a", "b")) == Location("f.yaml", 2, 3)
+    assert located.where(("a", "c", 1)) == Location("f.yaml", 5, 7)
+    assert located.where(("a", "c", 1, "deeper")) == Location("f.yaml", 5, 7)
+
+
+def test_a_bad_value_points_at_the_value_not_its_key():
+    from promptc.inputs import yamlsrc
+
+    with pytest.raises(ConfigError) as caught:
+        yamlsrc.parse("a:\n  b: !!int x\n", "f.yaml", ConfigError)
+    assert str(caught.value.location) == "f.yaml:2:6"
+    assert caught.value.message.startswith("cannot read this value")
