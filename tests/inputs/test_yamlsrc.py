@@ -4,6 +4,9 @@ parsing that keeps nothing of a document once it is read."""
 from __future__ import annotations
 
 import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from promptc._lib.errors import ConfigError
 from promptc.inputs import layers as config
@@ -101,3 +104,27 @@ def test_a_bad_value_points_at_the_value_not_its_key():
         yamlsrc.parse("a:\n  b: !!int x\n", "f.yaml", ConfigError)
     assert str(caught.value.location) == "f.yaml:2:6"
     assert caught.value.message.startswith("cannot read this value")
+
+
+_PLAIN_TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=12)
+_PLAIN_VALUES = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(-(10**30), 10**30), st.floats(allow_nan=False), _PLAIN_TEXT),
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(_PLAIN_TEXT, inner, max_size=3)),
+    max_leaves=10,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_PLAIN_VALUES, st.booleans())
+def test_a_document_reads_as_pyyaml_reads_it(value, flow):
+    from promptc._lib.errors import PromptcError
+    from promptc.inputs import yamlsrc
+
+    text = yaml.safe_dump(value, allow_unicode=True, default_flow_style=flow)
+    try:
+        expected = yaml.load(text, Loader=yamlsrc.FAST_LOADER)
+    except yaml.YAMLError:
+        with pytest.raises(PromptcError):
+            yamlsrc.parse(text, "f.yaml")
+        return
+    assert yamlsrc.parse(text, "f.yaml").value == expected
