@@ -4,22 +4,16 @@ edit invalidated which cache tier."""
 from __future__ import annotations
 
 import argparse
-import dataclasses
-import json
 from pathlib import Path
 from typing import Any
 
-from .. import tiers as cache_tiers
 from .._lib.errors import UsageError
 from ..emit import payloads
-from ..features.cache import diff, optimize, replay, report, retention, trace
+from ..features.cache import diff, optimize, pair, replay, report, retention, trace
 from ..inputs import pricing
 from ..inputs.pricing import RULE_SETS
 from ..model.prompt import Prompt
-from ..model.request import Request
 from ..model.runfacts import RunFacts
-from ..model.units import DYNAMIC_UNIT
-from ..warm import compiler as engine
 from .common import (
     EXIT_FOUND,
     EXIT_OK,
@@ -152,65 +146,21 @@ def _optimize_text(outcome: optimize.Outcome, path: str) -> str:
 def _diff(args: argparse.Namespace) -> int:
     request = request_from_args(args)
     if args.bundle is not None:
-        after = _compile(request)
-        before_stable, before_tiers, before_id = _bundle_variant(args.bundle, after, request.run)
-        changes = diff.compare(before_tiers, cache_tiers.entries(after.tiers, after.units))
-        before_texts = cache_tiers.unit_texts(before_stable, before_tiers)  # a bundle keeps stable parts only
-        identities = (before_id, _identity(request.run, before_id))
+        after = pair.compile_without_state(request)
+        compared = pair.stored(after, request.run, *_bundle_variant(args.bundle, after, request.run))
+    elif args.runs is not None:
+        flags = run_fact_flags(args)
+        compared = pair.runs(request, *(run_facts(path, flags) for path in args.runs))
     else:
-        if args.runs is not None:
-            flags = run_fact_flags(args)
-            pair = [dataclasses.replace(request, run=run_facts(path, flags)) for path in args.runs]
-        else:  # both name the second directory, so only the files' contents can differ
-            shown = f"agents.defaults.workspace={json.dumps(str(args.workspaces[1].absolute()))}"
-            overrides = (*request.overrides, shown)
-            pair = [dataclasses.replace(request, workspace=path, overrides=overrides) for path in args.workspaces]
-        before, after = (_compile(r) for r in pair)
-        changes = diff.compare_prompts(before, after)
-        before_texts = {u.name: u.text for u in before.units}
-        identities = (_identity(pair[0].run), _identity(pair[1].run))
-    switched = diff.switch(*identities)
-    if switched is not None:
-        changes = diff.rewritten(cache_tiers.entries(after.tiers, after.units), switched[0])
-    text = _diff_text(changes, before_texts, after)
-    emit(text if switched is None else switched[1] + "\n" + text, None)
-    return EXIT_FOUND if any(c.changed for c in changes) else EXIT_OK
-
-
-def _identity(run: RunFacts, fallback: diff.Identity | None = None) -> diff.Identity:
-    """The provider and model a run's requests go to (a fact the run leaves unset: `fallback`'s)."""
-    provider = run.provider if run.provider is not None or fallback is None else fallback.provider
-    model = run.model if run.model is not None or fallback is None else fallback.model
-    return diff.Identity(provider, model)
-
-
-def _compile(request: Request) -> Prompt:
-    """A compile that writes no state (neither side of a diff is a real turn)."""
-    with engine.Compiler.from_request(request) as compiler:
-        prompt, _ = compiler.compile_pending(request.run)
-    return prompt
-
-
-def _diff_text(changes: tuple[diff.TierChange, ...], before: dict[str, str], after: Prompt) -> str:
-    """Each tier's verdict; under the first tier a change starts in, the diff of its first cause."""
-    now = {u.name: u.text for u in after.units}
-    lines: list[str] = []
-    shown = False
-    for change in changes:
-        lines.append(diff.describe(change))
-        if change.own and not shown and not change.switch:
-            name = next(n for n in change.causes if before.get(n) != now.get(n))
-            if name == DYNAMIC_UNIT and name not in before:
-                lines.append("  (the bundle keeps no volatile text to compare with)")
-            else:
-                lines += ["  " + line for line in diff.unit_diff(name, before.get(name), now.get(name))]
-            shown = True
-    return "\n".join(lines) + "\n"
+        compared = pair.workspaces(request, *args.workspaces)
+    emit(compared.text(), None)
+    return EXIT_FOUND if compared.found else EXIT_OK
 
 
 def _bundle_variant(path: Path, prompt: Prompt, run: RunFacts) -> tuple[str, list[dict[str, Any]], diff.Identity]:
-    """The stored stable text and tiers of the bundle's variant for these run facts: the facts the
-    run sets pick it, and when several variants fit, the error names the facts to choose with."""
+    """The stored stable text, tiers and cache identity of the bundle's variant for these run
+    facts: the facts the run sets pick it, and when several variants fit, the error names the
+    facts to choose with."""
     from ..features.bundle import Bundle
 
     opened = Bundle.open(path)
