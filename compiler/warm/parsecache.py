@@ -108,7 +108,9 @@ def fingerprint(files: Sequence[tuple[str, Path]]) -> str:
 def _files_below(root: Path) -> list[tuple[str, Path]]:
     found = []
     for folder, names in walk_tree(root, PACKAGE_DEPTH, follow_links=False, skip=lambda p: p.name == "__pycache__"):
-        found += [((folder / name).relative_to(root).as_posix(), folder / name) for name in names]
+        inside = folder.relative_to(root).as_posix()
+        prefix = "" if inside == "." else inside + "/"
+        found += [(prefix + name, folder / name) for name in names]
     return sorted(found)
 
 
