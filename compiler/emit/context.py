@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -15,8 +14,9 @@ from .._lib.frozen import thaw
 from .._lib.text import plural
 from ..model.prompt import Prompt
 from ..model.request import Request
-from ..model.workspace import BOOTSTRAP_FILE_NAMES, ContextFile
+from ..model.workspace import ContextFile
 from . import payloads, tokens
+from .inventory import every_file, skills_summary
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,38 +118,6 @@ def cache_merges(prompt: Prompt) -> tuple[cache_tiers.Merge, ...]:
 def token_count(text: str, model: str | None = None) -> int:
     """Tokens as the report labels them for `model` (None: o200k), bytes / 4 without the extra."""
     return tokens.count_for(text, model)
-
-
-def every_file(prompt: Prompt) -> list[ContextFile]:
-    """The bootstrap files in load order: those that reached the budget, and those a filter left out."""
-    rank = {name: index for index, name in enumerate(BOOTSTRAP_FILE_NAMES)}
-    files = [*prompt.files, *prompt.filtered_files]
-    return sorted(files, key=lambda f: rank.get(f.name if f.name != "memory.md" else "MEMORY.md", len(rank)))
-
-
-def skills_summary(prompt: Prompt) -> dict[str, Any]:
-    """Counts: SKILL.md files found, made skills, eligible, listed; why the rest are not listed
-    (grouped), and why files were skipped before they became skills (grouped)."""
-    entries, skipped = prompt.skills.entries, prompt.skills.skipped
-    ineligible = [
-        e.reason.removeprefix("ineligible: ") for e in entries if e.reason and e.reason.startswith("ineligible: ")
-    ]
-    return {
-        "found": len(entries) + len(skipped),
-        "eligible": len(entries) - len(ineligible),
-        "listed": sum(1 for e in entries if e.included),
-        "not_listed": _grouped(
-            e.reason for e in entries if not e.included and e.reason and not e.reason.startswith("ineligible: ")
-        ),
-        "ineligible": _grouped(reason.split(":")[0].split(" (")[0] for reason in ineligible),
-        "skipped": _grouped(why for _, why in skipped),
-    }
-
-
-def _grouped(reasons: Iterable[str]) -> dict[str, int]:
-    """Reason -> count, most common first (ties by reason, so the order is fixed)."""
-    counts = Counter(reasons)
-    return {reason: counts[reason] for reason in sorted(counts, key=lambda r: (-counts[r], r))}
 
 
 def _file(f: ContextFile, model: str | None) -> dict[str, Any]:

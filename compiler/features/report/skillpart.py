@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from ..._lib.text import plural
-from ...emit import context
+from ...emit import inventory
 from ...model.prompt import Prompt
 from .htmlkit import esc, table
 
 
 def skills_part(prompt: Prompt) -> str:
     """Counts, then the listed skills, those not listed and the SKILL.md files skipped, each with the reason."""
-    summary, block = context.skills_summary(prompt), prompt.skills
+    summary, block = inventory.skills_summary(prompt), prompt.skills
     counts = (
         f"<p>{plural(summary['found'], 'SKILL.md file')} found, {summary['eligible']:,} eligible, "
         f"{summary['listed']:,} listed.</p>"

@@ -9,7 +9,7 @@ import re
 from collections.abc import Sequence
 
 from ..._lib.text import plural
-from ...emit import context
+from ...emit import inventory
 from ...model.prompt import Prompt
 from ...model.workspace import ContextFile, SkillsBlock
 from ...workspace.budget import describe_cuts
@@ -39,7 +39,7 @@ def _file_line(file: ContextFile) -> str:
 
 
 def _skill_lines(prompt: Prompt) -> list[str]:
-    block, summary = prompt.skills, context.skills_summary(prompt)
+    block, summary = prompt.skills, inventory.skills_summary(prompt)
     found = []
     if block.skipped:
         found.append(f"{plural(len(block.skipped), 'SKILL.md file')} skipped ({_groups(summary['skipped'])})")
@@ -73,7 +73,7 @@ def _other_warnings(prompt: Prompt) -> list[str]:
 
 def _skipped_paths(prompt: Prompt) -> frozenset[str]:
     """Every SKILL.md path the skipped list names, also as an absolute path below the workspace."""
-    files = context.every_file(prompt)
+    files = inventory.every_file(prompt)
     root = os.path.dirname(files[0].path) if files else ""
     paths = [path for path, _ in prompt.skills.skipped]
     return frozenset(paths) | frozenset(os.path.join(root, path) for path in paths if root)
