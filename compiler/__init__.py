@@ -7,7 +7,8 @@
 
 `compile_prompt(Request(...))` does the same through a small cache of Compilers. Provider
 payloads are plain dicts to splat into the SDK calls (`to_anthropic`, `to_openai`,
-`to_responses`, `to_bedrock`); `context_report` is the `promptc context` document as data.
+`to_responses`, `to_bedrock`), and `keep_warm_ping` is the request that keeps an idle model's
+cache alive; `context_report` is the `promptc context` document as data.
 
 Names are imported on first use (PEP 562), so `import promptc` costs almost nothing and a
 command loads only what it needs.
@@ -24,7 +25,7 @@ from ._lib.resources import version
 if TYPE_CHECKING:
     from ._lib.errors import Location, PromptcError
     from .emit.context import report as context_report
-    from .emit.payloads import to_anthropic, to_bedrock, to_json, to_openai, to_responses, to_text
+    from .emit.payloads import keep_warm_ping, to_anthropic, to_bedrock, to_json, to_openai, to_responses, to_text
     from .features.bundle import Bundle
     from .inputs.runfacts import load as load_run_facts
     from .model.prompt import Prompt
@@ -50,6 +51,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "compile_pending": ("warm.compiler", "compile_pending"),
     "compile_prompt": ("warm.compiler", "compile_prompt"),
     "context_report": ("emit.context", "report"),
+    "keep_warm_ping": ("emit.payloads", "keep_warm_ping"),
     "load_run_facts": ("inputs.runfacts", "load"),
     "to_anthropic": ("emit.payloads", "to_anthropic"),
     "to_bedrock": ("emit.payloads", "to_bedrock"),

@@ -281,6 +281,8 @@ def _assemble(
         if run.harness == "codex"
         else None
     )
+    tiers = cache_tiers.layout(rendered.units, cfg.cache)
+    breakpoints = run.session not in cfg.cache.uncached_sessions
     return Prompt(
         stable=rendered.stable,
         volatile=rendered.volatile,
@@ -302,10 +304,11 @@ def _assemble(
         settings=_reported_settings(cfg),
         model=run.model,
         units=rendered.units,
-        tiers=cache_tiers.layout(rendered.units, cfg.cache),
+        tiers=tiers,
         openai_cache_key=cfg.cache.openai_key,
         openai_cache_retention=cfg.cache.openai_retention,
-        breakpoints=run.session not in cfg.cache.uncached_sessions,
+        keep_warm=cfg.cache.keep_warm if tiers and breakpoints else None,
+        breakpoints=breakpoints,
         variables=report.variables,
         filtered_files=report.filtered_files,
         section_origins=report.section_origins,

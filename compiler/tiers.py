@@ -23,8 +23,6 @@ from .model.units import (
     unit_separator,
 )
 
-DEFAULT_TTLS = ("1h", "5m")
-"""With no `prompt.cache.ttl`: an hour on the first tier, five minutes on later ones."""
 BREAKPOINT_PROVIDER = "anthropic"
 """Whose minimums a model with no known provider prefix is measured by (breakpoints are an
 Anthropic and Bedrock feature; both publish the same minimums for Claude models)."""
@@ -107,8 +105,7 @@ def positions(names: Sequence[str], cache: CacheConfig) -> list[int]:
 def ttl_for(position: int, cache: CacheConfig) -> str:
     """The lifetime asked for the configured tier at `position` (0-based); a list's last entry
     repeats."""
-    ttls = cache.ttl or DEFAULT_TTLS
-    return ttls[min(position, len(ttls) - 1)]
+    return cache.ttl_at(position)
 
 
 def entries(tiers: Sequence[CacheTier], units: Sequence[PromptUnit]) -> list[dict[str, Any]]:

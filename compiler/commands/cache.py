@@ -38,9 +38,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     simulate.add_argument(
         "--keep-warm",
         type=_minutes,
-        default=retention.KEEP_WARM_MINUTES,
         metavar="MINUTES",
-        help=f"the keep-warm ping interval the retention comparison prices (default: {retention.KEEP_WARM_MINUTES})",
+        help="the keep-warm ping interval the retention comparison prices: under 5 on 5-minute breakpoints, "
+        "otherwise on one-hour ones (default: 4 and 55)",
     )
     add_input_flags(simulate)
     simulate.set_defaults(handler=_simulate)

@@ -180,10 +180,12 @@ def render_output(args: argparse.Namespace, prompt: Prompt) -> str:
         from ..emit import context  # the report's module (and the token counter) only for the list
 
         return payloads.dumps(context.section_rows(prompt)) if args.format == "json" else context.section_list(prompt)
+    if args.ping:
+        return payloads.dumps(payloads.keep_warm_ping(prompt, args.format))
     return payloads.serialise(payloads.FORMATS[args.format](prompt))
 
 
 def records_state(args: argparse.Namespace) -> bool:
     """Whether this render records workspace and session state once its output is out: a
-    section list (a look, not a turn) and `--no-state` (a preview) never do."""
-    return not (args.list_sections or args.no_state)
+    section list (a look, not a turn), a keep-warm ping and `--no-state` (a preview) never do."""
+    return not (args.list_sections or args.no_state or args.ping)

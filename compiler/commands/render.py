@@ -44,6 +44,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--quiet", action="store_true", help="print no warnings summary on standard error (the output is the same)"
     )
     parser.add_argument("--watch", action="store_true", help="re-render on every template, config or workspace change")
+    parser.add_argument(
+        "--ping",
+        action="store_true",
+        help="print this prompt's keep-warm ping request instead (--format anthropic or bedrock; records no state)",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -53,6 +58,12 @@ def run(args: argparse.Namespace) -> int:
     warnings on standard error unless `--quiet`: they never change the output or the exit code."""
     if args.list_sections and args.format not in LIST_FORMATS:
         raise UsageError(f"--format {args.format}: --list-sections prints {' or '.join(LIST_FORMATS)}")
+    if args.ping and (args.list_sections or args.watch):
+        raise UsageError(
+            f"--ping prints one request: not with {'--list-sections' if args.list_sections else '--watch'}"
+        )
+    if args.ping and args.format not in payloads.PING_PROVIDERS:
+        raise UsageError(f"--ping: a keep-warm ping is a request in --format {' or '.join(payloads.PING_PROVIDERS)}")
     if args.watch:
         from . import watch
 

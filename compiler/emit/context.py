@@ -104,6 +104,7 @@ def report(prompt: Prompt, *, section_tokens: bool = True) -> dict[str, Any]:
         },
         "heartbeat": {"skip": prompt.heartbeat_skip, "message": prompt.heartbeat_message},
         "cache_merges": [dataclasses.asdict(m) for m in cache_merges(prompt)],
+        "keep_warm": prompt.keep_warm.as_data() if prompt.keep_warm else None,
         "settings": dict(prompt.settings),
         "warnings": list(prompt.warnings),
     }
@@ -151,6 +152,12 @@ def format_text(prompt: Prompt, detail: bool = False, read: ReadFrom | None = No
         lines.append(f"Heartbeat message (the turn's input, not in the prompt): {one_line(prompt.heartbeat_message)}")
     if merges := cache_merges(prompt):
         lines += ["", "Cache tiers:", *(f"  {cache_tiers.describe_merge(m, prompt.model)}" for m in merges)]
+    if warm := data["keep_warm"]:
+        lines += [
+            "",
+            f"Keep-warm: while the model is idle, a ping every {warm['every']} for up to {warm['window']} after its "
+            "last turn (prompt.cache.keepWarm; `promptc render --format anthropic --ping` prints the request)",
+        ]
     lines += ["", *_settings(data["settings"])]
     if prompt.warnings:
         lines += ["", "Warnings:", *(f"  - {w}" for w in prompt.warnings)]

@@ -4,6 +4,7 @@ Every provider emitter returns a plain dict whose keys are the SDK call's own ke
 so it can be splatted into the call:
 
     client.messages.create(model=..., max_tokens=..., messages=..., **to_anthropic(prompt))
+    client.messages.create(model=..., tools=..., **keep_warm_ping(prompt, "anthropic"))
     client.chat.completions.create(model=..., **to_openai(prompt, messages=[...]))
     client.responses.create(model=..., input=..., **to_responses(prompt))
     bedrock.converse(modelId=..., messages=..., **to_bedrock(prompt))
@@ -19,6 +20,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from .. import tiers as cache_tiers
+from .._lib.errors import UsageError
 from ..model.prompt import CacheTier, Prompt
 from ..model.units import JOIN
 from ..model.workspace import ContextFile
@@ -54,6 +56,7 @@ def to_json(prompt: Prompt) -> dict[str, Any]:
         "warnings": list(prompt.warnings),
         "fingerprint": {"stable_sha256": prompt.stable_sha256, "volatile_sha256": prompt.volatile_sha256},
         "tiers": cache_tiers.entries(prompt.tiers, prompt.units),
+        "keep_warm": prompt.keep_warm.as_data() if prompt.keep_warm else None,
     }
     if prompt.surfaces is not None:
         data["surfaces"] = dict(prompt.surfaces)
@@ -122,6 +125,38 @@ def to_bedrock(prompt: Prompt) -> dict[str, Any]:
             system.append({"cachePoint": {"type": "default", "ttl": ttl}})
     system += [{"text": text} for text in fresh]
     return {"system": system}
+
+
+PING_MESSAGE = "Cache keep-warm ping: no answer is needed."
+"""The user message of a keep-warm ping (its reply is capped at one token)."""
+
+
+def keep_warm_ping(prompt: Prompt, provider: str) -> dict[str, Any]:
+    """The request that keeps this prompt's cache entries alive while its model is idle
+    (`prompt.cache.keepWarm` says when): the turn's system blocks up to its last breakpoint, byte
+    for byte as `to_anthropic` / `to_bedrock` send them, a one-line user message and a reply
+    capped at one token. Send it with the turn's model and tools: another tool list is another
+    prefix. `provider`: `anthropic` or `bedrock` (OpenAI caches without breakpoints: see
+    `prompt.cache.openaiRetention`)."""
+    if provider not in PING_PROVIDERS:
+        raise UsageError(f"a keep-warm ping is an anthropic or bedrock request, not {provider}")
+    system = FORMATS[provider](prompt)["system"]  # type: ignore[index]
+    marked = [i for i, block in enumerate(system) if "cache_control" in block or "cachePoint" in block]
+    if not marked:
+        why = f" (prompt.cache.uncachedSessions names {prompt.session})" if not prompt.breakpoints else ""
+        raise UsageError(f"this prompt carries no cache breakpoint{why}: nothing to keep warm")
+    cached = system[: marked[-1] + 1]
+    if provider == "anthropic":
+        return {"system": cached, "messages": [{"role": "user", "content": PING_MESSAGE}], "max_tokens": 1}
+    return {
+        "system": cached,
+        "messages": [{"role": "user", "content": [{"text": PING_MESSAGE}]}],
+        "inferenceConfig": {"maxTokens": 1},
+    }
+
+
+PING_PROVIDERS = ("anthropic", "bedrock")
+"""The formats a keep-warm ping is sent in: the ones with explicit breakpoints."""
 
 
 def breakpoints(prompt: Prompt) -> tuple[CacheTier, ...]:

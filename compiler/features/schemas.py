@@ -95,6 +95,9 @@ CHECK_SHAPES: dict[Callable[[Any], Any], Shape] = {
         },
         f"{' or '.join(f'`{ttl}`' for ttl in CACHE_TTLS)}, or a list of at most {MAX_CACHE_TIERS}, never growing",
     ),
+    valuechecks.duration: Shape(
+        {"type": "string", "pattern": f"^{valuechecks.DURATION.pattern}$"}, "whole minutes or hours: `55m`, `2h`"
+    ),
     valuechecks.session_kinds: Shape(
         {"type": "array", "uniqueItems": True, "items": {"enum": list(SESSION_KINDS)}},
         f"list of session kinds ({', '.join(f'`{kind}`' for kind in SESSION_KINDS)}), each once",

@@ -112,6 +112,13 @@ DESCRIPTIONS: dict[str, str] = {
     "their last use) or `24h` (extended retention, up to a day); unset sends none.",
     "prompt.cache.uncachedSessions": "Session kinds sent with no cache breakpoint (runs that come more than an "
     "hour apart).",
+    "prompt.cache.keepWarm": "Keep-warm pings: while a model is idle, the runtime re-sends the cached part of "
+    "its last prompt so the entries are read, and renewed, instead of running out (`render --ping` prints the "
+    "request).",
+    "prompt.cache.keepWarm.every": "Time between pings, shorter than every tier's lifetime (`55m` for 1h tiers); "
+    "unset sends none.",
+    "prompt.cache.keepWarm.window": "How long after the last real turn on a model pings go on (`2h`); required "
+    "with `every`.",
     "prompt.variables": "User variables a template reads as `vars.<name>`, by name.",
     "prompt.variables{}.side": "`stable`: the variable may be read above the boundary; `volatile`: only below it.",
     "prompt.variables{}.default": "The value when nothing else gives one.",

@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..model.config import seconds
 from .valuechecks import (
     Check,
     as_choice,
@@ -16,6 +17,7 @@ from .valuechecks import (
     cache_ttl,
     choice,
     declared_name,
+    duration,
     hook_specs,
     model_ref,
     one_line,
@@ -172,6 +174,12 @@ SCHEMA = Table(
                         "openaiKey": BOOL,
                         "openaiRetention": Field(choice("in_memory", "24h"), nullable=True, convert=as_choice),
                         "uncachedSessions": Field(session_kinds),
+                        "keepWarm": Table(
+                            {
+                                "every": Field(duration, nullable=True, convert=seconds),
+                                "window": Field(duration, nullable=True, convert=seconds),
+                            }
+                        ),
                     }
                 ),
                 "variables": MapOf(VARIABLE, key=declared_name),

@@ -21,7 +21,17 @@ from typing import Any
 from .._lib import fsutil, resources
 from .._lib.errors import ConfigError, Location, did_you_mean
 from .._lib.reads import UNRECORDED, Recorder
-from ..model.config import Budgets, CacheConfig, HeartbeatConfig, Layer, ResolvedConfig, SkillsConfig
+from ..model.config import (
+    Budgets,
+    CacheConfig,
+    HeartbeatConfig,
+    KeepWarm,
+    Layer,
+    ResolvedConfig,
+    SkillsConfig,
+    duration,
+    seconds,
+)
 from . import openclaw, schema, toolpolicy, yamlsrc
 
 # --------------------------------------------------------------------------- layers
@@ -268,7 +278,7 @@ def _cache_config(configs: ConfigSet) -> CacheConfig:
             locations[name] = (
                 origin.location if origin and origin.location else Location(origin.label if origin else "config")
             )
-    return CacheConfig(
+    cache = CacheConfig(
         tiers,
         tree["ttl"] or (),
         tree["openaiKey"],
@@ -276,6 +286,39 @@ def _cache_config(configs: ConfigSet) -> CacheConfig:
         tuple(tree["uncachedSessions"]),
         tree["openaiRetention"],
     )
+    return dataclasses.replace(cache, keep_warm=_keep_warm(configs, cache))
+
+
+def _keep_warm(configs: ConfigSet, cache: CacheConfig) -> KeepWarm | None:
+    """`prompt.cache.keepWarm`, checked against the tiers' lifetimes: a ping must come before the
+    shortest one runs out, and the window must hold at least one ping."""
+    every, window = (configs.tree["prompt"]["cache"]["keepWarm"][key] for key in ("every", "window"))
+    if every is None and window is None:
+        return None
+
+    def where(key: str) -> Location:
+        origin = configs.origins.get(("prompt", "cache", "keepWarm", key))
+        return origin.location if origin and origin.location else Location(origin.label if origin else "config")
+
+    if every is None:
+        raise ConfigError("prompt.cache.keepWarm.window: set `every` too, or remove the window", where("window"))
+    if window is None:
+        raise ConfigError(
+            "prompt.cache.keepWarm.every: set `window` too (how long after a turn pings go on)", where("every")
+        )
+    shortest = cache.shortest_ttl
+    if every >= seconds(shortest):
+        raise ConfigError(
+            f"prompt.cache.keepWarm.every: {duration(every)} is not shorter than the {shortest} lifetime a tier "
+            "asks for; the entry would run out before the ping",
+            where("every"),
+        )
+    if window < every:
+        raise ConfigError(
+            f"prompt.cache.keepWarm.window: {duration(window)} is shorter than `every` ({duration(every)}): no ping would be sent",
+            where("window"),
+        )
+    return KeepWarm(every, window)
 
 
 def _build(

@@ -13,6 +13,8 @@ from ..model.config import CACHE_TTLS, MAX_CACHE_TIERS
 from ..model.runfacts import SESSION_KINDS
 from ..model.units import HEAD_SUFFIX, tier_index
 
+DURATION = re.compile(r"[1-9][0-9]{0,5}[mh]")
+"""A config duration as written (the units are `model.config.DURATION_UNITS`)."""
 Check = Callable[[Any], str | None]
 """What is wrong with a value, or None."""
 
@@ -253,6 +255,13 @@ def cache_ttl(value: Any) -> str | None:
     if order != sorted(order, reverse=True):
         return f"a later tier cannot live longer than an earlier one, got {values}"
     return None
+
+
+def duration(value: Any) -> str | None:
+    """Whole minutes or hours: `55m`, `2h`."""
+    if isinstance(value, str) and DURATION.fullmatch(value):
+        return None
+    return f"expected a duration in whole minutes or hours (55m, 2h), got {describe(value)}"
 
 
 def ttl_tuple(value: Any) -> tuple[str, ...]:

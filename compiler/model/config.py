@@ -15,6 +15,10 @@ SIDES: tuple[str, ...] = typing.get_args(Side)
 CacheTTL = Literal["5m", "1h"]
 CACHE_TTLS: tuple[str, ...] = typing.get_args(CacheTTL)
 """The lifetimes a provider cache breakpoint can ask for, shortest first."""
+DURATION_UNITS = {"m": 60, "h": 3600}
+"""The units a config duration (`55m`, `2h`, a TTL) is written in, in seconds."""
+DEFAULT_CACHE_TTLS = ("1h", "5m")
+"""With no `prompt.cache.ttl`: an hour on the first tier, five minutes on later ones."""
 TruncationWarning = Literal["off", "once", "always"]
 TRUNCATION_WARNINGS: tuple[str, ...] = typing.get_args(TruncationWarning)
 """When the fixed truncation notice is shown: never, once per truncation, always."""
@@ -73,6 +77,33 @@ class SkillsConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class KeepWarm:
+    """`prompt.cache.keepWarm`: while a model is idle, the runtime re-sends the cached part of its
+    last prompt every `every` seconds, so the breakpoints' entries are read (and their lifetime
+    renewed) instead of running out; it stops `window` seconds after the last real turn."""
+
+    every: int
+    """Seconds between pings; shorter than every tier's lifetime."""
+    window: int
+    """Seconds after the last real turn on the model past which no ping is sent."""
+
+    def times(self, after: float, before: float) -> tuple[float, ...]:
+        """The pings due after a real turn at `after` when the next one on the same model and
+        prompt comes at `before` (infinity when none comes)."""
+        due = (after + self.every * n for n in range(1, self.window // self.every + 1))
+        return tuple(at for at in due if at < before)
+
+    def as_data(self) -> dict[str, Any]:
+        """As the JSON outputs give it: the durations as written, and in seconds."""
+        return {
+            "every": duration(self.every),
+            "window": duration(self.window),
+            "every_seconds": self.every,
+            "window_seconds": self.window,
+        }
+
+
+@dataclass(frozen=True, slots=True)
 class CacheConfig:
     """`prompt.cache`: how the stable part is cut into provider cache tiers."""
 
@@ -96,6 +127,29 @@ class CacheConfig:
     no breakpoint (they run further apart than any cache lives: a write would be paid for nothing)."""
     openai_retention: str | None = None
     """`prompt.cache.openaiRetention`: the `prompt_cache_retention` sent to OpenAI (`in_memory` or `24h`)."""
+    keep_warm: KeepWarm | None = None
+    """`prompt.cache.keepWarm`: the keep-warm pings the runtime sends while idle; None for none."""
+
+    def ttl_at(self, position: int) -> str:
+        """The lifetime asked for the configured tier at `position` (0-based); a list's last
+        entry repeats."""
+        ttls = self.ttl or DEFAULT_CACHE_TTLS
+        return ttls[min(position, len(ttls) - 1)]
+
+    @property
+    def shortest_ttl(self) -> str:
+        """The shortest lifetime any breakpoint asks for (no tiers: one breakpoint at the boundary)."""
+        return min((self.ttl_at(i) for i in range(max(1, len(self.tiers)))), key=seconds)
+
+
+def seconds(duration: str) -> int:
+    """A valid duration (`5m`, `55m`, `2h`) in seconds."""
+    return int(duration[:-1]) * DURATION_UNITS[duration[-1]]
+
+
+def duration(count: int) -> str:
+    """Seconds as a config duration: whole hours as `2h`, else minutes."""
+    return f"{count // 3600}h" if count % 3600 == 0 else f"{count // 60}m"
 
 
 @dataclass(frozen=True, slots=True)

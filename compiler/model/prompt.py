@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .config import UserVariable
+from .config import KeepWarm, UserVariable
 from .runfacts import PromptMode, SessionKind
 from .units import unit_separator
 from .workspace import ContextFile, SkillsBlock
@@ -145,12 +145,16 @@ class Prompt:
     section_origins: tuple[SectionOrigin, ...] = ()
     """Every section of the catalogue with its source file and the built-in it replaces."""
     workspace_reason: str = ""
+    """Why the workspace is the directory it is (`from --workspace`, the config key and file that
+    named it, or whose default); '' when not known."""
     heartbeat_message: str | None = None
     """On a heartbeat run, the message the runtime sends the model as that turn's input (the run's
     `heartbeat_prompt`, else `agents.defaults.heartbeat.prompt`, else the built-in one); the system
     prompt never holds it. None on every other run."""
-    """Why the workspace is the directory it is (`from --workspace`, the config key and file that
-    named it, or whose default); '' when not known."""
+    keep_warm: KeepWarm | None = None
+    """`prompt.cache.keepWarm`: when the runtime should send this prompt's keep-warm ping
+    (`payloads.keep_warm_ping`) while its model is idle; None when it sends none (also for a
+    session kind sent without breakpoints)."""
 
     @property
     def stable_sha256(self) -> str:

@@ -14,7 +14,19 @@ import boto3
 import openai
 import pytest
 
-from promptc import Request, RunFacts, Tool, compile_prompt, to_anthropic, to_bedrock, to_openai, to_responses
+from promptc import (
+    Request,
+    RunFacts,
+    Tool,
+    compile_prompt,
+    keep_warm_ping,
+    to_anthropic,
+    to_bedrock,
+    to_openai,
+    to_responses,
+)
+from promptc.emit.payloads import PING_MESSAGE
+from promptc.model.config import KeepWarm
 
 from support.paths import EXAMPLES
 
@@ -261,3 +273,74 @@ def test_bedrock_converse_gets_a_cache_point_with_its_ttl_after_each_tier(server
         {"text": prompt.volatile},
     ]
     assert body["messages"] == messages
+
+
+# --------------------------------------------------------------------------- keep-warm pings
+
+WARM = ("prompt.cache.ttl=1h", "prompt.cache.keepWarm={every: 55m, window: 2h}")
+
+
+def test_an_anthropic_ping_is_the_turns_cached_blocks_byte_for_byte_and_a_one_token_reply(server):
+    url, seen = server
+    prompt = _prompt("anthropic/claude-sonnet-4-5", *WARM)
+    client = anthropic.Anthropic(api_key="test", base_url=url, max_retries=0)
+    client.messages.create(model="claude-sonnet-4-5", max_tokens=16, messages=USER, **to_anthropic(prompt))
+    turn = seen[-1][1]
+    client.messages.create(model="claude-sonnet-4-5", **keep_warm_ping(prompt, "anthropic"))
+    ping = seen[-1][1]
+    # The three tier blocks as the turn sent them, breakpoints and all; the volatile block left out.
+    assert ping["system"] == turn["system"][:3] and "cache_control" in ping["system"][-1]
+    assert ping["messages"] == [{"role": "user", "content": PING_MESSAGE}] and ping["max_tokens"] == 1
+    assert prompt.volatile not in json.dumps(ping)
+
+
+def test_a_bedrock_ping_stops_at_the_last_cache_point(server, monkeypatch):
+    url, seen = server
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(Path("/nonexistent")))
+    prompt = _prompt("anthropic/claude-sonnet-4-5", *WARM)
+    client = boto3.client(
+        "bedrock-runtime",
+        endpoint_url=url,
+        region_name="us-east-1",
+        aws_access_key_id="test",
+        aws_secret_access_key="test",
+    )
+    client.converse(modelId="anthropic.claude-sonnet-4-5", **keep_warm_ping(prompt, "bedrock"))
+    body = seen[-1][1]
+    assert body["system"] == to_bedrock(prompt)["system"][:6] and "cachePoint" in body["system"][-1]
+    assert body["messages"] == [{"role": "user", "content": [{"text": PING_MESSAGE}]}]
+    assert body["inferenceConfig"] == {"maxTokens": 1}
+
+
+def test_the_prompt_says_when_to_ping_and_not_for_a_session_sent_uncached(run_cli):
+    assert _prompt("anthropic/claude-sonnet-4-5", *WARM).keep_warm == KeepWarm(3300, 7200)
+    assert _prompt("anthropic/claude-sonnet-4-5").keep_warm is None
+    code, out, _ = run_cli(*RENDER, "--format", "json", *(f"--set={o}" for o in WARM))
+    assert json.loads(out)["keep_warm"] == {
+        "every": "55m",
+        "window": "2h",
+        "every_seconds": 3300,
+        "window_seconds": 7200,
+    }
+    quiet = (*RENDER, "--session", "cron", "--set", "prompt.cache.uncachedSessions=[cron]", "--format", "anthropic")
+    code, out, _ = run_cli(*quiet, *(f"--set={o}" for o in WARM))
+    assert code == 0 and json.loads(out)  # the turn itself renders, without breakpoints
+    code, out, err = run_cli(*quiet, "--ping")
+    assert code == 2 and out == ""
+    assert (
+        err
+        == "promptc: error: this prompt carries no cache breakpoint (prompt.cache.uncachedSessions names cron): nothing to keep warm\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (("--ping",), "--ping: a keep-warm ping is a request in --format anthropic or bedrock"),
+        (("--ping", "--format", "openai"), "--ping: a keep-warm ping is a request in --format anthropic or bedrock"),
+        (("--ping", "--format", "json", "--list-sections"), "--ping prints one request: not with --list-sections"),
+    ],
+)
+def test_a_ping_in_a_format_without_breakpoints_is_a_usage_error(run_cli, flags, message):
+    code, out, err = run_cli(*RENDER, *flags)
+    assert (code, out, err) == (2, "", f"promptc: error: {message}\n")

@@ -202,7 +202,24 @@ _SCALARS = st.one_of(
     st.integers(min_value=-(10**6), max_value=10**6),
     st.floats(allow_nan=False, allow_infinity=False),
     st.text(max_size=12),
-    st.sampled_from(["5m", "1h", "on", "off", "12", "main", "cron", "SOUL.md", "MEMORY.md#head", "a:b", "sections"]),
+    st.sampled_from(
+        [
+            "5m",
+            "1h",
+            "55m",
+            "2h",
+            "0m",
+            "on",
+            "off",
+            "12",
+            "main",
+            "cron",
+            "SOUL.md",
+            "MEMORY.md#head",
+            "a:b",
+            "sections",
+        ]
+    ),
 )
 VALUES = st.recursive(
     _SCALARS,

@@ -3,6 +3,7 @@ located, per-agent overrides, and the values no layer may hold."""
 
 from __future__ import annotations
 
+import json
 import sys
 
 import pytest
@@ -322,3 +323,50 @@ def test_set_errors_are_one_line(run_cli, tmp_path, override, message):
     code, out, err = run_cli("render", "--workspace", tmp_path, "--set", override)
     assert code == 2 and out == ""
     assert err.startswith("promptc: error: --set ") and message in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("cache", "line", "column", "message"),
+    [
+        (
+            "    keepWarm:\n      every: 55m\n      window: 2h\n",
+            4,
+            7,
+            "prompt.cache.keepWarm.every: 55m is not shorter than the 5m lifetime a tier asks for; "
+            "the entry would run out before the ping",
+        ),
+        (
+            "    ttl: 1h\n    keepWarm:\n      every: 55m\n      window: 30m\n",
+            6,
+            7,
+            "prompt.cache.keepWarm.window: 30m is shorter than `every` (55m): no ping would be sent",
+        ),
+        (
+            "    keepWarm:\n      window: 2h\n",
+            4,
+            7,
+            "prompt.cache.keepWarm.window: set `every` too, or remove the window",
+        ),
+        (
+            "    ttl: 1h\n    keepWarm:\n      every: 1h\n      window: 2h\n",
+            5,
+            7,
+            "prompt.cache.keepWarm.every: 1h is not shorter than the 1h lifetime a tier asks for; "
+            "the entry would run out before the ping",
+        ),
+    ],
+)
+def test_keep_warm_pings_that_cannot_keep_the_tiers_alive_are_refused_at_their_line(
+    run_cli, write_yaml, cache, line, column, message
+):
+    config = write_yaml("config.yaml", "prompt:\n  cache:\n" + cache)
+    code, out, err = run_cli("render", "--config", config)
+    assert (code, out) == (2, "")
+    assert err == f"promptc: error: {config}:{line}:{column}: {message}\n"
+
+
+def test_keep_warm_pings_every_55_minutes_keep_one_hour_tiers(run_cli, write_yaml):
+    config = write_yaml("config.yaml", "prompt:\n  cache:\n    ttl: 1h\n    keepWarm: {every: 55m, window: 3h}\n")
+    code, out, err = run_cli("render", "--config", config, "--format", "json")
+    assert code == 0, err
+    assert json.loads(out)["keep_warm"]["window_seconds"] == 3 * 3600

@@ -4,7 +4,8 @@ The trace is compiled once with the last tier reaching the Dynamic Project Conte
 the prompt can cache is measured); each layout promptc can express is then priced from those
 units without compiling again: which tier each workspace file goes in (at most the provider's
 breakpoints, at most three tiers), how many leading tiers ask for an hour, whether the last tier
-reaches the Dynamic Project Context, and which session kinds go without a breakpoint. Files are
+reaches the Dynamic Project Context, which session kinds go without a breakpoint, and which
+keep-warm pings (if any) the runtime sends while a model is idle, priced like turns. Files are
 ordered by tier as the compiler orders them, and a tier too short for its model's cache is
 merged into the next, as the payload does.
 
@@ -26,11 +27,12 @@ from typing import Any
 
 from ... import tiers as cache_tiers
 from ...inputs.pricing import Rules
-from ...model.config import MAX_CACHE_TIERS, CacheConfig
+from ...model.config import MAX_CACHE_TIERS, CacheConfig, KeepWarm, duration, seconds
 from ...model.request import Request
 from ...model.units import DYNAMIC_SECTION, DYNAMIC_UNIT, FILE_PREFIX, HEAD_SUFFIX, SECTIONS
 from ...model.workspace import BOOTSTRAP_FILE_NAMES
 from ...warm.sources import KeptSources
+from .keepwarm import with_pings
 from .replay import Compiled, Replay, replay
 from .simulate import Result, Turn, simulate
 from .trace import Event
@@ -40,6 +42,13 @@ DEFAULT_BUDGET = 400
 TURNS = 1000
 """Costs are shown per this many turns."""
 HOUR, MINUTES = "1h", "5m"
+KEEP_WARM_CHOICES = tuple(
+    KeepWarm(every * 60, window * 60) for every, window in ((4, 30), (4, 60), (55, 60), (55, 120), (55, 180))
+)
+"""The keep-warm pings the search tries (interval, window in minutes): just under a 5-minute or an
+hour's lifetime, for a short or a longer idle spell."""
+LONG_LIVED_KEEP_WARM = KeepWarm(55 * 60, 120 * 60)
+"""The pings of the README's layout for long-lived agents."""
 LOAD_ORDER = (*BOOTSTRAP_FILE_NAMES, "memory.md")
 """The order the workspace files are read in (within a tier, the prompt keeps it)."""
 
@@ -58,6 +67,8 @@ class Layout:
     """Session kinds sent with no breakpoint."""
     heads: tuple[str, ...] = ()
     """Files whose kept head (when the budget cuts them) sits one tier before the file."""
+    keep_warm: KeepWarm | None = None
+    """The keep-warm pings sent while a model is idle (None: none)."""
 
     @property
     def tier_names(self) -> tuple[tuple[str, ...], ...]:
@@ -80,7 +91,14 @@ class Layout:
 
     @property
     def cache(self) -> CacheConfig:
-        return CacheConfig(tiers=self.tier_names, ttl=self.ttl, uncached_sessions=self.uncached)
+        return CacheConfig(
+            tiers=self.tier_names, ttl=self.ttl, uncached_sessions=self.uncached, keep_warm=self.keep_warm
+        )
+
+    @property
+    def valid(self) -> bool:
+        """Whether the config would accept it: a ping comes before the shortest lifetime runs out."""
+        return self.keep_warm is None or self.keep_warm.every < seconds(self.cache.shortest_ttl)
 
     def overrides(self) -> tuple[str, ...]:
         """The layout as `--set` overrides."""
@@ -88,6 +106,7 @@ class Layout:
             f"prompt.cache.tiers={_flow(self.tier_names)}",
             f"prompt.cache.ttl={_flow(self.ttl)}",
             f"prompt.cache.uncachedSessions={_flow(self.uncached)}",
+            NO_KEEP_WARM if self.keep_warm is None else f"prompt.cache.keepWarm={_keep_warm_flow(self.keep_warm)}",
         )
 
     def snippet(self) -> list[str]:
@@ -95,10 +114,19 @@ class Layout:
         lines = ["prompt:", "  cache:", "    tiers:"]
         lines += [f"      - {_flow(tier)}" for tier in self.tier_names]
         lines += [f"    ttl: {_flow(self.ttl)}", f"    uncachedSessions: {_flow(self.uncached)}"]
+        if self.keep_warm is not None:
+            lines += ["    keepWarm:", f"      every: {duration(self.keep_warm.every)}"]
+            lines += [f"      window: {duration(self.keep_warm.window)}"]
         return lines
 
 
-OPENCLAW_OVERRIDES = ("prompt.cache.tiers=[]", "prompt.cache.ttl=5m", "prompt.cache.uncachedSessions=[]")
+def _keep_warm_flow(warm: KeepWarm) -> str:
+    return f"{{every: {duration(warm.every)}, window: {duration(warm.window)}}}"
+
+
+NO_KEEP_WARM = "prompt.cache.keepWarm={every: null, window: null}"
+"""The override that turns keep-warm pings off (a 5-minute layout cannot keep an hour's pings)."""
+OPENCLAW_OVERRIDES = ("prompt.cache.tiers=[]", "prompt.cache.ttl=5m", "prompt.cache.uncachedSessions=[]", NO_KEEP_WARM)
 """OpenClaw's default layout in promptc's terms: one breakpoint at the boundary, five minutes."""
 
 
@@ -219,7 +247,7 @@ def _seeds(model: _Model, cache: CacheConfig) -> list[Layout]:
     quiet = tuple(kind for kind in ("heartbeat", "cron") if kind in model.sessions)
     return [
         _current_layout(model, cache),
-        Layout(long_lived, 3, True, quiet),
+        Layout(long_lived, 3, True, quiet, keep_warm=LONG_LIVED_KEEP_WARM),
         Layout(tuple((name, 0) for name in model.files), 1, False, ()),
     ]
 
@@ -230,13 +258,17 @@ def _current_layout(model: _Model, cache: CacheConfig) -> Layout:
     ttls = [cache_tiers.ttl_for(index, cache) for index in range(count)]
     hours = sum(1 for ttl in itertools.takewhile(lambda t: t == HOUR, ttls))
     reach = bool(cache.tiers) and DYNAMIC_SECTION in cache.tiers[-1]
-    return Layout(files, hours, reach, tuple(k for k in cache.uncached_sessions if k in model.sessions))
+    uncached = tuple(k for k in cache.uncached_sessions if k in model.sessions)
+    return Layout(files, hours, reach, uncached, keep_warm=cache.keep_warm)
 
 
 def _neighbours(model: _Model) -> Callable[[Layout], Iterator[Layout]]:
     tiers = min(MAX_CACHE_TIERS, model.rules.breakpoints or MAX_CACHE_TIERS)
 
     def around(layout: Layout) -> Iterator[Layout]:
+        yield from (candidate for candidate in _changed(layout) if candidate.valid)
+
+    def _changed(layout: Layout) -> Iterator[Layout]:
         for position, (name, tier) in enumerate(layout.files):
             for other in range(tiers):
                 if other != tier:
@@ -249,6 +281,9 @@ def _neighbours(model: _Model) -> Callable[[Layout], Iterator[Layout]]:
         for kind in model.sessions:
             toggled = set(layout.uncached) ^ {kind}
             yield dataclasses.replace(layout, uncached=tuple(k for k in model.sessions if k in toggled))
+        for warm in (None, *KEEP_WARM_CHOICES):
+            if warm != layout.keep_warm:
+                yield dataclasses.replace(layout, keep_warm=warm)
 
     return around
 
@@ -272,7 +307,8 @@ class _Model:
 
     def money(self, layout: Layout) -> float:
         cache = layout.cache
-        return simulate([self.turn(c, layout, cache) for c in self.events], self.rules).money
+        turns = [self.turn(c, layout, cache) for c in self.events]
+        return simulate(with_pings(turns, [layout.keep_warm] * len(turns)), self.rules).money
 
     def turn(self, compiled: Compiled, layout: Layout, cache: CacheConfig) -> Turn:
         units, sizes, volatile = list(compiled.units), list(compiled.unit_bytes), compiled.volatile_tokens

@@ -23,11 +23,13 @@ from ..._lib.errors import Location, PromptcError, RunFactsError
 from ...emit import payloads, tokens
 from ...inputs import runfacts
 from ...inputs.pricing import Rules, identity
+from ...model.config import KeepWarm
 from ...model.prompt import CacheTier, Prompt
 from ...model.request import Request
 from ...model.runfacts import FACTS, RunFacts
 from ...warm import compiler as engine
 from ...warm.sources import KeptSources
+from .keepwarm import with_pings
 from .simulate import Turn, Unit
 from .trace import Event, TraceError, apply
 
@@ -63,6 +65,8 @@ class Compiled:
     """Each unit's UTF-8 size with its separator (what the merge of short tiers measures)."""
     session: str = "main"
     """The turn's session kind."""
+    keep_warm: KeepWarm | None = None
+    """The keep-warm pings the runtime sends after this turn (`Prompt.keep_warm`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,13 +82,15 @@ class Replay:
     openai_retention: str | None = None
     """`prompt.cache.openaiRetention` as the trace's first turn compiled it."""
 
-    def turns(self, rules: Rules) -> tuple[Turn, ...]:
+    def turns(self, rules: Rules, pings: bool = True) -> tuple[Turn, ...]:
         """The trace as the simulator sees it under `rules`: explicit caches get the breakpoints
-        sent to them, automatic ones the compiled tiers (for naming where a miss began) and the
+        sent to them, and the keep-warm pings the config asks for between them (unless `pings`
+        is false); automatic ones the compiled tiers (for naming where a miss began) and the
         request's bytes (matched token by token)."""
-        if rules.explicit:
-            return tuple(_turn(c, c.breakpoints) for c in self.events)
-        return tuple(dataclasses.replace(_turn(c, c.tiers), sequence=c.sequence) for c in self.events)
+        if not rules.explicit:
+            return tuple(dataclasses.replace(_turn(c, c.tiers), sequence=c.sequence) for c in self.events)
+        turns = tuple(_turn(c, c.breakpoints) for c in self.events)
+        return with_pings(turns, [c.keep_warm for c in self.events]) if pings else turns
 
 
 def replay(request: Request, events: Sequence[Event], trace_path: Path, check_leaks: bool = True) -> Replay:
@@ -140,7 +146,19 @@ def _compiled(event: Event, run: RunFacts, prompt: Prompt, counter: _Counter) ->
     rest_tokens = counter(rest) if rest else 0
     sequence = counter.sequence(payloads.unmarked_text(prompt))
     sizes = tuple(len((u.text + u.separator).encode("utf-8")) for u in prompt.units)
-    return Compiled(event, variant, units, prompt.tiers, breakpoints, rest_tokens, model, sequence, sizes, run.session)
+    return Compiled(
+        event,
+        variant,
+        units,
+        prompt.tiers,
+        breakpoints,
+        rest_tokens,
+        model,
+        sequence,
+        sizes,
+        run.session,
+        prompt.keep_warm,
+    )
 
 
 def _turn(compiled: Compiled, tiers: Sequence[CacheTier]) -> Turn:

@@ -60,7 +60,7 @@ def _option(option: Option) -> dict[str, Any]:
         "money": round(result.money, 6),
         "cost_ratio": round(option.cost_ratio, 6),
         "pings": option.pings,
-        "ping_money": round(option.ping_money, 6),
+        "ping_money": round(result.ping_money, 6),
     }
 
 
@@ -78,6 +78,8 @@ def _provider(result: Result, lines: Sequence[int]) -> dict[str, Any]:
         "cost_ratio": round(result.cost / total, 6) if total else 0.0,
         "money": round(result.money, 6),
         "money_without_cache": round(result.money_without_cache, 6),
+        "pings": len(result.pings),
+        "ping_money": round(result.ping_money, 6),
         "causes": _causes(result.writes),
         "writes": [_write(w, lines) for w in result.writes],
     }
@@ -132,6 +134,13 @@ def text(data: Mapping[str, Any]) -> str:
             f"{p['cost_without_cache']:,} uncached ({shown(p['money_without_cache'], currency)}) "
             f"({p['cost_ratio']:.3f}x); {p['cached_share']:.1%} of prompt tokens read from cache",
             f"  read {p['read']:,}, written {p['written']:,}, uncached {p['uncached']:,} tokens",
+            *(
+                [
+                    f"  keep-warm pings (prompt.cache.keepWarm): {p['pings']}, {shown(p['ping_money'], currency)} of the cost"
+                ]
+                if p["pings"]
+                else []
+            ),
             "  writes by cause (share of write cost):",
         ]
         out += [

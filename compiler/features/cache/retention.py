@@ -1,10 +1,10 @@
 """How long to keep a cache: the same trace priced with every breakpoint at 5 minutes, at an hour,
-with a keep-warm ping, and with OpenAI's in-memory and 24-hour retention.
+with keep-warm pings on either, and with OpenAI's in-memory and 24-hour retention.
 
-A keep-warm ping re-sends the last request's prompt every few minutes while the agent is idle,
-for at most a while after its last turn, so a 5-minute entry never runs out in that window; each
-ping is a request of its own, priced like any turn (its cached prefix read, nothing volatile
-sent; the one output token it asks for is left out).
+A keep-warm ping re-sends the cached part of a model's last prompt while that model is idle, for
+at most a while after its last turn, so the entry is read (and renewed) instead of running out;
+each ping is a request of its own, priced like any turn (keepwarm.py). The prompt's own
+`prompt.cache.keepWarm` is left out here: these are the alternatives to it.
 """
 
 from __future__ import annotations
@@ -14,13 +14,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ...inputs.pricing import RULE_SETS, Rules, with_retention
+from ...model.config import KeepWarm, seconds
+from .keepwarm import with_pings
 from .replay import Replay
 from .simulate import Result, Turn, simulate
 
-KEEP_WARM_MINUTES = 4
-"""Default ping interval: under the 5-minute lifetime, so each ping finds the entry alive."""
-KEEP_WARM_WINDOW_MINUTES = 60
-"""Pings stop this long after the last real turn (an agent idle longer is let go cold)."""
+KEEP_WARM_MINUTES = {"5m": (4, 60), "1h": (55, 120)}
+"""Per breakpoint lifetime, the ping interval priced (just under the lifetime, so each ping finds
+the entry alive) and how long after the last turn pings go on, in minutes."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,31 +34,33 @@ class Option:
     """The rule set it is priced under."""
     result: Result
     """The whole trace (pings included) under it."""
-    pings: int = 0
-    """Keep-warm requests added."""
-    ping_money: float = 0.0
-    """What the pings cost, in money (part of the result's)."""
-    ping_tokens: int = 0
-    """Prompt tokens the pings sent."""
+
+    @property
+    def pings(self) -> int:
+        """Keep-warm requests added."""
+        return len(self.result.pings)
 
     @property
     def cost_ratio(self) -> float:
         """The cost against sending the trace's own turns uncached (pings are not turns of it)."""
-        real = self.result.total_tokens - self.ping_tokens
+        real = self.result.total_tokens
         return self.result.cost / real if real else 0.0
 
 
-def compare(
-    replay: Replay, every: int = KEEP_WARM_MINUTES, window: int = KEEP_WARM_WINDOW_MINUTES
-) -> tuple[Option, ...]:
-    """Every option on the same trace, explicit caches first."""
+def compare(replay: Replay, every: int | None = None) -> tuple[Option, ...]:
+    """Every option on the same trace, explicit caches first; `every` (minutes) replaces the
+    ping interval of the lifetime it can keep alive."""
     anthropic, openai = RULE_SETS["anthropic"], RULE_SETS["openai"]
-    turns = replay.turns(anthropic)
+    turns = replay.turns(anthropic, pings=False)
     options = [
         Option("every breakpoint 5m", anthropic.name, simulate(_with_ttl(turns, "5m"), anthropic)),
         Option("every breakpoint 1h", anthropic.name, simulate(_with_ttl(turns, "1h"), anthropic)),
-        _keep_warm(_with_ttl(turns, "5m"), anthropic, every, window),
     ]
+    kept = None if every is None else "5m" if every * 60 < seconds("5m") else "1h"
+    for ttl, (interval, window) in KEEP_WARM_MINUTES.items():
+        if ttl == kept and every is not None:
+            interval = every
+        options.append(_keep_warm(_with_ttl(turns, ttl), anthropic, KeepWarm(interval * 60, window * 60), ttl))
     automatic = replay.turns(openai)
     for retention in ("in_memory", "24h"):
         rules = with_retention(openai, retention)
@@ -69,27 +72,8 @@ def _with_ttl(turns: Sequence[Turn], ttl: str) -> tuple[Turn, ...]:
     return tuple(dataclasses.replace(t, ttls=tuple(ttl for _ in t.ttls)) for t in turns)
 
 
-def _keep_warm(turns: Sequence[Turn], rules: Rules, every: int, window: int) -> Option:
-    """The trace with a ping every `every` minutes in each idle gap, up to `window` minutes after a turn."""
-    timeline, pinged = pings(turns, every * 60, window * 60)
-    result = simulate(timeline, rules)
-    sent = [cost for cost, is_ping in zip(result.turns, pinged) if is_ping]
-    ping_tokens = sum(cost.read + cost.written + cost.uncached for cost in sent)
-    name = f"5m, keep-warm ping every {every} min (up to {window} min idle)"
-    return Option(name, rules.name, result, len(sent), sum(cost.money for cost in sent), ping_tokens)
-
-
-def pings(turns: Sequence[Turn], every: float, window: float) -> tuple[tuple[Turn, ...], tuple[bool, ...]]:
-    """The turns with pings between them (copies of the turn before, nothing volatile), and which are pings."""
-    timeline: list[Turn] = []
-    flags: list[bool] = []
-    for index, turn in enumerate(turns):
-        timeline.append(turn)
-        flags.append(False)
-        following = turns[index + 1].at if index + 1 < len(turns) else turn.at
-        at = turn.at + every
-        while at < following and at <= turn.at + window:
-            timeline.append(dataclasses.replace(turn, at=at, volatile_tokens=0))
-            flags.append(True)
-            at += every
-    return tuple(timeline), tuple(flags)
+def _keep_warm(turns: Sequence[Turn], rules: Rules, schedule: KeepWarm, ttl: str) -> Option:
+    """The trace with `schedule`'s pings after every turn that carries breakpoints."""
+    result = simulate(with_pings(turns, [schedule] * len(turns)), rules)
+    name = f"{ttl}, keep-warm ping every {schedule.every // 60} min (up to {schedule.window // 60} min idle)"
+    return Option(name, rules.name, result)

@@ -3,7 +3,9 @@ from the cache, writes to it and sends uncached, what that costs, and why every 
 
 The input is already compiled: each turn is its stable part as an ordered list of units
 (sections and workspace files, each with a digest and a token count) cut into tiers, plus the
-size of its volatile part. This module does no I/O and no compiling.
+size of its volatile part. A turn may be a keep-warm ping (keepwarm.py): it is priced like any
+request, with its one output token, and accounted apart from the trace's turns. This module does
+no I/O and no compiling.
 
 A cache is per model: an entry is keyed by the turn's model (with its provider) as well as by the
 prompt's bytes, so the first turn on each model writes, whatever another model cached. Each turn
@@ -71,6 +73,8 @@ class Turn:
     (the token ids, or the UTF-8 text when tokens are estimated as four bytes each). A match runs
     as far as these agree, past unit boundaries and the cache boundary. Empty: matched at unit
     boundaries only."""
+    ping: bool = False
+    """A keep-warm ping (the cached part of an earlier turn re-sent), not a turn of the trace."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,52 +126,70 @@ class Result:
     """The provider rules used."""
     turns: tuple[TurnCost, ...]
     """Per-turn accounting, in trace order."""
+    pings: tuple[TurnCost, ...] = ()
+    """Each keep-warm ping's accounting, in time order (part of every total but the ones without a cache)."""
 
     @property
     def read(self) -> int:
-        return sum(t.read for t in self.turns)
+        return sum(t.read for t in self._sent)
 
     @property
     def written(self) -> int:
-        return sum(t.written for t in self.turns)
+        return sum(t.written for t in self._sent)
 
     @property
     def uncached(self) -> int:
-        return sum(t.uncached for t in self.turns)
+        return sum(t.uncached for t in self._sent)
 
     @property
     def cost(self) -> float:
-        return sum(t.cost for t in self.turns)
+        return sum(t.cost for t in self._sent)
 
     @property
     def money(self) -> float:
         """Total, in the price table's currency."""
-        return sum(t.money for t in self.turns)
+        return sum(t.money for t in self._sent)
+
+    @property
+    def ping_money(self) -> float:
+        """What the keep-warm pings cost, in money (part of `money`)."""
+        return sum(t.money for t in self.pings)
 
     @property
     def money_without_cache(self) -> float:
-        """What the trace costs in money with no cache at all."""
+        """What the trace's turns cost in money with no cache at all (and so no pings)."""
         return sum(t.uncached_money for t in self.turns)
 
     @property
     def total_tokens(self) -> int:
-        """Every prompt token sent: what the trace costs with no cache at all."""
-        return self.read + self.written + self.uncached
+        """Every prompt token the trace's turns sent: what they cost with no cache at all."""
+        return sum(t.read + t.written + t.uncached for t in self.turns)
 
     @property
     def cached_share(self) -> float:
-        """Share of all prompt tokens served from the cache."""
-        return self.read / self.total_tokens if self.total_tokens else 0.0
+        """Share of the turns' prompt tokens served from the cache."""
+        total = self.total_tokens
+        return sum(t.read for t in self.turns) / total if total else 0.0
 
     @property
     def writes(self) -> tuple[Write, ...]:
-        return tuple(w for t in self.turns for w in t.writes)
+        return tuple(w for t in self._sent for w in t.writes)
+
+    @property
+    def _sent(self) -> tuple[TurnCost, ...]:
+        return self.turns + self.pings
 
 
 def simulate(turns: Sequence[Turn], rules: Rules) -> Result:
-    """Replay `turns` in order against `rules`."""
+    """Replay `turns` in order against `rules`; a ping is accounted apart from the trace's turns,
+    and a write it makes is put down to the turn before it."""
     state = _State(rules)
-    return Result(rules, tuple(state.step(index, turn) for index, turn in enumerate(turns)))
+    costs: tuple[list[TurnCost], list[TurnCost]] = ([], [])
+    index = -1
+    for turn in turns:
+        index += not turn.ping
+        costs[turn.ping].append(state.step(max(index, 0), turn))
+    return Result(rules, tuple(costs[False]), tuple(costs[True]))
 
 
 def prefix_keys(units: Iterable[Unit], model: str = "") -> list[str]:
@@ -199,6 +221,8 @@ class _State:
         price = self.prices[turn.model]
         step = self._explicit if self.rules.explicit else self._automatic
         cost = step(index, turn, keys, cumulative, price)
+        if turn.ping:  # the one output token a ping's reply is
+            cost = dataclasses.replace(cost, cost=cost.cost + price.multiple(price.output))
         self.last[(turn.variant, turn.model)] = (turn, keys)
         total = cost.read + cost.written + cost.uncached
         return dataclasses.replace(cost, money=money(cost.cost, price), uncached_money=money(total, price))

@@ -114,6 +114,11 @@ def _provider_part(t: Timeline, name: str, result: Result) -> str:
         f'<li>Cost: <b data-total="{esc(name)}-cost">{num(result.cost, 1)}</b> units '
         f"({_money(t, result.money)}) of {num(result.total_tokens)} uncached ({_money(t, result.money_without_cache)})</li>"
     )
+    if result.pings:
+        totals += (
+            f'<li>Keep-warm pings: <b data-total="{esc(name)}-pings">{num(len(result.pings))}</b>, '
+            f"{_money(t, result.ping_money)}, in the totals above and not in the turns below</li>"
+        )
     notes = "".join(f"<li>{esc(note)}</li>" for note in data["rules"])
     details = "".join(_turn_detail(t, name, index, turn) for index, turn in enumerate(result.turns))
     aside = (

@@ -11,6 +11,7 @@ from pathlib import Path
 from ...model.request import Request
 from ..cache import replay as replaying
 from ..cache import report
+from ..cache.optimize import NO_KEEP_WARM
 from ..cache.replay import Replay
 from ..cache.simulate import Result
 from ..cache.trace import Event
@@ -18,7 +19,7 @@ from ..cache.trace import Event
 CONFIGURED = "as configured"
 """The layout the request's own config gives."""
 OTHER_LAYOUTS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("one breakpoint at the boundary, 5m", ("prompt.cache.tiers=[]", "prompt.cache.ttl=5m")),
+    ("one breakpoint at the boundary, 5m", ("prompt.cache.tiers=[]", "prompt.cache.ttl=5m", NO_KEEP_WARM)),
     ("the configured tiers, 1h on every breakpoint", ("prompt.cache.ttl=1h",)),
 )
 """The layouts the configured one is compared with, each as `--set` overrides laid over the request."""

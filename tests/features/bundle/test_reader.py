@@ -267,3 +267,14 @@ def test_cache_diff_bundle_names_the_facts_to_choose_with(run_cli, fleet):
         0,
         ["cache tier 1 unchanged", "cache tier 2 unchanged", "cache tier 3 unchanged"],
     )
+
+
+def test_a_bundle_keeps_the_keep_warm_schedule_and_serves_the_same_ping(tmp_path):
+    run = promptc.load_run_facts(EXAMPLES / "run.yaml")
+    request = Request(config_paths=(EXAMPLES / "config.yaml", EXAMPLES / "cache-long-lived.yaml"), run=run)
+    want = _sources(request, run)
+    assert want.keep_warm is not None  # the recommended layout pings
+    _write([run], request, tmp_path / "bundle")
+    got = Bundle.open(tmp_path / "bundle").compile(run)
+    _assert_same(got, want)
+    assert promptc.keep_warm_ping(got, "anthropic") == promptc.keep_warm_ping(want, "anthropic")
