@@ -9,8 +9,12 @@ reads what that one wrote.
 - single breakpoint, 5m: one tier at the boundary (`prompt.cache.tiers: []`, ttl 5m), the baseline;
 - default: the shipped config (three tiers; 1h on the first, 5m after);
 - one-hour TTL everywhere: the default tiers with `prompt.cache.ttl: 1h`;
-- recommended (long-lived agents): what the README recommends;
+- recommended (long-lived agents): examples/cache-long-lived.yaml, its keep-warm pings included;
 - optimized: what `promptc cache optimize` finds for this workspace and trace (`--no-optimize` skips it).
+
+A layout's keep-warm pings (`prompt.cache.keepWarm`) are requests of their own and are priced in
+its cost like turns (their count and money are printed under the table); the no-cache figures
+count the trace's turns only.
 
 When OpenClaw is installed (../shared/tools/openclaw-ref), its own prompts are priced too: the
 harness runs once per distinct workspace state x turn facts, given the skills promptc lists
@@ -60,7 +64,7 @@ WORKSPACES = ("okbest2024-backup", "openclaw-templates-2026.9.6")
 RECOMMENDED = REPO / "examples" / "cache-long-lived.yaml"
 """The README's layout for long-lived agents, as a config layer over the example config."""
 LAYOUTS: dict[str, tuple[str, ...]] = {
-    "single breakpoint 5m": ("prompt.cache.tiers=[]", "prompt.cache.ttl=5m"),
+    "single breakpoint 5m": ("prompt.cache.tiers=[]", "prompt.cache.ttl=5m", optimize.NO_KEEP_WARM),
     "default": (),
     "one-hour TTL everywhere": ("prompt.cache.ttl=1h",),
     "recommended (long-lived)": ("config:" + str(RECOMMENDED),),
@@ -284,6 +288,9 @@ def _table(
                 neutral = simulate.simulate(resized(layouts[layout], factor), ANTHROPIC)
                 line += f" {neutral.money / openclaw[1].money:12.3f}x"
         print(line)
+    for layout, result in results.items():
+        if result.pings:
+            print(f"  ({layout}: {len(result.pings)} keep-warm pings, ${result.ping_money:,.3f} of its money)")
     if openclaw:
         print(
             f"  (OpenClaw: {runs} harness runs, one per distinct workspace state x facts; size-neutral: promptc's "
