@@ -85,7 +85,7 @@ def layout(units: Sequence[PromptUnit], cache: CacheConfig) -> tuple[CacheTier, 
         text = "".join(u.text + u.separator for u in members)
         running.update(text.encode("utf-8"))
         tiers.append(
-            CacheTier(index, tuple(u.name for u in members), text, ttl_for(position, cache), running.hexdigest())
+            CacheTier(index, tuple(u.name for u in members), text, cache.ttl_at(position), running.hexdigest())
         )
     return tuple(tiers)
 
@@ -100,12 +100,6 @@ def positions(names: Sequence[str], cache: CacheConfig) -> list[int]:
         current = max(current, assigned_tier(name, cache), last)
         found.append(current)
     return found
-
-
-def ttl_for(position: int, cache: CacheConfig) -> str:
-    """The lifetime asked for the configured tier at `position` (0-based); a list's last entry
-    repeats."""
-    return cache.ttl_at(position)
 
 
 def entries(tiers: Sequence[CacheTier], units: Sequence[PromptUnit]) -> list[dict[str, Any]]:

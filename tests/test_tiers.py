@@ -200,9 +200,9 @@ def test_a_bad_ttl_is_a_located_config_error(run_cli, write_yaml, value, message
 
 def test_a_ttl_list_gives_each_tier_its_own_and_repeats_the_last():
     cache = CacheConfig(ttl=("1h", "5m"))
-    assert [tiers.ttl_for(i, cache) for i in range(3)] == ["1h", "5m", "5m"]
-    assert [tiers.ttl_for(i, CacheConfig()) for i in range(3)] == ["1h", "5m", "5m"]
-    assert [tiers.ttl_for(i, CacheConfig(ttl=("1h",))) for i in range(3)] == ["1h", "1h", "1h"]
+    assert [cache.ttl_at(i) for i in range(3)] == ["1h", "5m", "5m"]
+    assert [CacheConfig().ttl_at(i) for i in range(3)] == ["1h", "5m", "5m"]
+    assert [CacheConfig(ttl=("1h",)).ttl_at(i) for i in range(3)] == ["1h", "1h", "1h"]
 
 
 @pytest.mark.parametrize(

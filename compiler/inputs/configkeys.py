@@ -7,7 +7,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..model.config import seconds
 from .valuechecks import (
     Check,
     as_choice,
@@ -176,8 +175,8 @@ SCHEMA = Table(
                         "uncachedSessions": Field(session_kinds),
                         "keepWarm": Table(
                             {
-                                "every": Field(duration, nullable=True, convert=seconds),
-                                "window": Field(duration, nullable=True, convert=seconds),
+                                "every": Field(duration, nullable=True),
+                                "window": Field(duration, nullable=True),
                             }
                         ),
                     }

@@ -292,7 +292,8 @@ def _cache_config(configs: ConfigSet) -> CacheConfig:
 def _keep_warm(configs: ConfigSet, cache: CacheConfig) -> KeepWarm | None:
     """`prompt.cache.keepWarm`, checked against the tiers' lifetimes: a ping must come before the
     shortest one runs out, and the window must hold at least one ping."""
-    every, window = (configs.tree["prompt"]["cache"]["keepWarm"][key] for key in ("every", "window"))
+    written = configs.tree["prompt"]["cache"]["keepWarm"]
+    every, window = (None if written[key] is None else seconds(written[key]) for key in ("every", "window"))
     if every is None and window is None:
         return None
 
@@ -315,7 +316,8 @@ def _keep_warm(configs: ConfigSet, cache: CacheConfig) -> KeepWarm | None:
         )
     if window < every:
         raise ConfigError(
-            f"prompt.cache.keepWarm.window: {duration(window)} is shorter than `every` ({duration(every)}): no ping would be sent",
+            f"prompt.cache.keepWarm.window: {duration(window)} is shorter than `every` ({duration(every)}): "
+            "no ping would be sent",
             where("window"),
         )
     return KeepWarm(every, window)

@@ -9,12 +9,12 @@ from typing import Any
 
 from .._lib import checks, entrypoints
 from .._lib.errors import did_you_mean
-from ..model.config import CACHE_TTLS, MAX_CACHE_TIERS
+from ..model.config import CACHE_TTLS, DURATION_UNITS, MAX_CACHE_TIERS
 from ..model.runfacts import SESSION_KINDS
 from ..model.units import HEAD_SUFFIX, tier_index
 
-DURATION = re.compile(r"[1-9][0-9]{0,5}[mh]")
-"""A config duration as written (the units are `model.config.DURATION_UNITS`)."""
+DURATION = re.compile(f"[1-9][0-9]{{0,5}}[{''.join(DURATION_UNITS)}]")
+"""A config duration as written: a whole number of one of the units."""
 Check = Callable[[Any], str | None]
 """What is wrong with a value, or None."""
 

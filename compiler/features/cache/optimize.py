@@ -255,7 +255,7 @@ def _seeds(model: _Model, cache: CacheConfig) -> list[Layout]:
 def _current_layout(model: _Model, cache: CacheConfig) -> Layout:
     count = max(1, len(cache.tiers))
     files = tuple((name, min(cache_tiers.positions([FILE_PREFIX + name], cache)[0], count - 1)) for name in model.files)
-    ttls = [cache_tiers.ttl_for(index, cache) for index in range(count)]
+    ttls = [cache.ttl_at(index) for index in range(count)]
     hours = sum(1 for ttl in itertools.takewhile(lambda t: t == HOUR, ttls))
     reach = bool(cache.tiers) and DYNAMIC_SECTION in cache.tiers[-1]
     uncached = tuple(k for k in cache.uncached_sessions if k in model.sessions)
@@ -356,5 +356,5 @@ def _breakpoints(
         if total < minimum and index < len(cuts) - 1:
             continue
         ends.append(end)
-        ttls.append(cache_tiers.ttl_for(positions[end - 1], cache))
+        ttls.append(cache.ttl_at(positions[end - 1]))
     return tuple(ends), tuple(ttls)

@@ -9,6 +9,8 @@ import json
 import math
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from promptc.features.cache.keepwarm import PING_TOKENS, with_pings
 from promptc.features.cache.simulate import Turn, Unit, simulate
@@ -31,6 +33,20 @@ def test_pings_come_every_interval_until_the_next_turn_or_the_window():
     assert warm.times(0, 600) == (240, 480)  # a ten-minute gap: two pings, none at the turn itself
     assert warm.times(600, math.inf) == tuple(600 + 240 * k for k in range(1, 16))  # 15 x 4 min = the hour
     assert warm.times(0, 240) == ()  # the next turn comes when the ping would
+
+
+@given(
+    every=st.integers(1, 7200),
+    window=st.integers(1, 86400),
+    after=st.integers(0, 10**6),
+    gap=st.one_of(st.integers(0, 10**5), st.just(math.inf)),
+)
+def test_the_pings_due_are_every_interval_inside_both_the_gap_and_the_window(every, window, after, gap):
+    times = KeepWarm(every, window).times(after, after + gap)
+    assert list(times) == [after + every * n for n in range(1, len(times) + 1)]
+    assert all(at < after + gap and at - after <= window for at in times)
+    following = after + every * (len(times) + 1)  # the next one would fall outside the gap or the window
+    assert following >= after + gap or following - after > window
 
 
 def test_each_model_and_variant_is_kept_warm_from_its_own_last_turn():
