@@ -245,19 +245,24 @@ def test_openai_responses_gets_the_prompt_without_the_marker_as_instructions(ser
     assert body["input"] == "hello"
 
 
-def test_bedrock_converse_gets_a_cache_point_with_its_ttl_after_each_tier(server, monkeypatch):
-    url, seen = server
+def _bedrock(url: str, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """A Bedrock runtime client of the loopback server, with no AWS config of the machine's."""
     for key in ("AWS_PROFILE", "AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE"):
         monkeypatch.delenv(key, raising=False)
     monkeypatch.setenv("AWS_CONFIG_FILE", str(Path("/nonexistent")))
-    prompt = _prompt("anthropic/claude-sonnet-4-5")
-    client = boto3.client(
+    return boto3.client(
         "bedrock-runtime",
         endpoint_url=url,
         region_name="us-east-1",
         aws_access_key_id="test",
         aws_secret_access_key="test",
     )
+
+
+def test_bedrock_converse_gets_a_cache_point_with_its_ttl_after_each_tier(server, monkeypatch):
+    url, seen = server
+    client = _bedrock(url, monkeypatch)
+    prompt = _prompt("anthropic/claude-sonnet-4-5")
     messages = [{"role": "user", "content": [{"text": "hello"}]}]
     client.converse(modelId="anthropic.claude-sonnet-4-5", messages=messages, **to_bedrock(prompt))
     path, body = seen[-1]
@@ -296,15 +301,8 @@ def test_an_anthropic_ping_is_the_turns_cached_blocks_byte_for_byte_and_a_one_to
 
 def test_a_bedrock_ping_stops_at_the_last_cache_point(server, monkeypatch):
     url, seen = server
-    monkeypatch.setenv("AWS_CONFIG_FILE", str(Path("/nonexistent")))
+    client = _bedrock(url, monkeypatch)
     prompt = _prompt("anthropic/claude-sonnet-4-5", *WARM)
-    client = boto3.client(
-        "bedrock-runtime",
-        endpoint_url=url,
-        region_name="us-east-1",
-        aws_access_key_id="test",
-        aws_secret_access_key="test",
-    )
     client.converse(modelId="anthropic.claude-sonnet-4-5", **keep_warm_ping(prompt, "bedrock"))
     body = seen[-1][1]
     assert body["system"] == to_bedrock(prompt)["system"][:6] and "cachePoint" in body["system"][-1]
