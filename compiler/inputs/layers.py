@@ -272,12 +272,7 @@ def _cache_config(configs: ConfigSet) -> CacheConfig:
     locations = {}
     for i, tier in enumerate(tiers):
         for j, name in enumerate(tier):
-            origin = configs.origins.get(("prompt", "cache", "tiers", i, j)) or configs.origins.get(
-                ("prompt", "cache", "tiers")
-            )
-            locations[name] = (
-                origin.location if origin and origin.location else Location(origin.label if origin else "config")
-            )
+            locations[name] = _written_at(configs, ("prompt", "cache", "tiers", i, j), ("prompt", "cache", "tiers"))
     cache = CacheConfig(
         tiers,
         tree["ttl"] or (),
@@ -289,6 +284,13 @@ def _cache_config(configs: ConfigSet) -> CacheConfig:
     return dataclasses.replace(cache, keep_warm=_keep_warm(configs, cache))
 
 
+def _written_at(configs: ConfigSet, *paths: tuple[str | int, ...]) -> Location:
+    """Where the first of `paths` that a layer set was written (its layer's label when the layer
+    has no lines, `config` when none set it)."""
+    origin = next((found for path in paths if (found := configs.origins.get(path))), None)
+    return origin.location if origin and origin.location else Location(origin.label if origin else "config")
+
+
 def _keep_warm(configs: ConfigSet, cache: CacheConfig) -> KeepWarm | None:
     """`prompt.cache.keepWarm`, checked against the tiers' lifetimes: a ping must come before the
     shortest one runs out, and the window must hold at least one ping."""
@@ -298,8 +300,7 @@ def _keep_warm(configs: ConfigSet, cache: CacheConfig) -> KeepWarm | None:
         return None
 
     def where(key: str) -> Location:
-        origin = configs.origins.get(("prompt", "cache", "keepWarm", key))
-        return origin.location if origin and origin.location else Location(origin.label if origin else "config")
+        return _written_at(configs, ("prompt", "cache", "keepWarm", key))
 
     if every is None:
         raise ConfigError("prompt.cache.keepWarm.window: set `every` too, or remove the window", where("window"))
@@ -307,11 +308,11 @@ def _keep_warm(configs: ConfigSet, cache: CacheConfig) -> KeepWarm | None:
         raise ConfigError(
             "prompt.cache.keepWarm.every: set `window` too (how long after a turn pings go on)", where("every")
         )
-    shortest = cache.shortest_ttl
-    if every >= seconds(shortest):
+    warm = KeepWarm(every, window)
+    if not dataclasses.replace(cache, keep_warm=warm).pings_in_time:
         raise ConfigError(
-            f"prompt.cache.keepWarm.every: {duration(every)} is not shorter than the {shortest} lifetime a tier "
-            "asks for; the entry would run out before the ping",
+            f"prompt.cache.keepWarm.every: {duration(every)} is not shorter than the {cache.shortest_ttl} lifetime "
+            "a tier asks for; the entry would run out before the ping",
             where("every"),
         )
     if window < every:
@@ -320,7 +321,7 @@ def _keep_warm(configs: ConfigSet, cache: CacheConfig) -> KeepWarm | None:
             "no ping would be sent",
             where("window"),
         )
-    return KeepWarm(every, window)
+    return warm
 
 
 def _build(

@@ -141,6 +141,11 @@ class CacheConfig:
         """The shortest lifetime any breakpoint asks for (no tiers: one breakpoint at the boundary)."""
         return min((self.ttl_at(i) for i in range(max(1, len(self.tiers)))), key=seconds)
 
+    @property
+    def pings_in_time(self) -> bool:
+        """Whether a keep-warm ping comes before the shortest lifetime runs out (True with none)."""
+        return self.keep_warm is None or self.keep_warm.every < seconds(self.shortest_ttl)
+
 
 def seconds(duration: str) -> int:
     """A valid duration (`5m`, `55m`, `2h`) in seconds."""

@@ -27,7 +27,7 @@ from typing import Any
 
 from ... import tiers as cache_tiers
 from ...inputs.pricing import Rules
-from ...model.config import MAX_CACHE_TIERS, CacheConfig, KeepWarm, duration, seconds
+from ...model.config import MAX_CACHE_TIERS, CacheConfig, KeepWarm, duration
 from ...model.request import Request
 from ...model.units import DYNAMIC_SECTION, DYNAMIC_UNIT, FILE_PREFIX, HEAD_SUFFIX, SECTIONS
 from ...model.workspace import BOOTSTRAP_FILE_NAMES
@@ -98,7 +98,7 @@ class Layout:
     @property
     def valid(self) -> bool:
         """Whether the config would accept it: a ping comes before the shortest lifetime runs out."""
-        return self.keep_warm is None or self.keep_warm.every < seconds(self.cache.shortest_ttl)
+        return self.cache.pings_in_time
 
     def overrides(self) -> tuple[str, ...]:
         """The layout as `--set` overrides."""
