@@ -79,6 +79,7 @@ def _provider(result: Result, lines: Sequence[int]) -> dict[str, Any]:
         "money": round(result.money, 6),
         "money_without_cache": round(result.money_without_cache, 6),
         "pings": len(result.pings),
+        "ping_read": sum(t.read for t in result.pings),
         "ping_money": round(result.ping_money, 6),
         "causes": _causes(result.writes),
         "writes": [_write(w, lines) for w in result.writes],
@@ -134,15 +135,14 @@ def text(data: Mapping[str, Any]) -> str:
             f"{p['cost_without_cache']:,} uncached ({shown(p['money_without_cache'], currency)}) "
             f"({p['cost_ratio']:.3f}x); {p['cached_share']:.1%} of prompt tokens read from cache",
             f"  read {p['read']:,}, written {p['written']:,}, uncached {p['uncached']:,} tokens",
-            *(
-                [
-                    f"  keep-warm pings (prompt.cache.keepWarm): {p['pings']}, {shown(p['ping_money'], currency)} of the cost"
-                ]
-                if p["pings"]
-                else []
-            ),
-            "  writes by cause (share of write cost):",
         ]
+        if p["pings"]:
+            pinged = shown(p["ping_money"], currency)
+            out.append(
+                f"  keep-warm pings (prompt.cache.keepWarm): {p['pings']}, in the figures above: "
+                f"{p['ping_read']:,} of the tokens read, {pinged} of the cost"
+            )
+        out.append("  writes by cause (share of write cost):")
         out += [
             f"    {g['share']:6.1%}  {g['cost']:>12,.1f}  {shown(g['money'], currency):>10}  {g['writes']:>3} x  "
             f"{g['cause']}"

@@ -113,7 +113,8 @@ def test_cache_simulate_counts_the_configs_pings(run_cli, write_yaml, tmp_path):
     assert anthropic["pings"] > 0 and 0 < anthropic["ping_money"] < anthropic["money"]
     assert json.loads(out)["providers"]["openai"]["pings"] == 0  # OpenAI caches without breakpoints
     code, plain, _ = run_cli(*trace[:-2], "--html", tmp_path / "page.html")
-    assert f"keep-warm pings (prompt.cache.keepWarm): {anthropic['pings']}," in plain
+    assert f"keep-warm pings (prompt.cache.keepWarm): {anthropic['pings']}, in the figures above: " in plain
+    assert 0 < anthropic["ping_read"] < anthropic["read"]
     page = (tmp_path / "page.html").read_text(encoding="utf-8")
     assert f'<b data-total="anthropic-pings">{anthropic["pings"]}</b>' in page
 
