@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from support.factories import write_files
-from support.paths import CORPUS
+from support.paths import CORPUS, EXAMPLES
 from support.skills import skill_md
 
 
@@ -227,3 +227,23 @@ def test_a_one_character_section_says_char_not_chars(run_cli, make_workspace, tm
     listing = run_cli("render", "--workspace", make_workspace({}), "--templates", templates, "--list-sections")[1]
     line = next(line for line in listing.splitlines() if line.startswith("tiny "))
     assert "; stable, 1 char  [" in line
+
+
+def test_the_keep_warm_schedule_is_reported_and_none_for_a_session_sent_uncached(run_cli):
+    inputs = ("--config", EXAMPLES / "config.yaml", "--config", EXAMPLES / "cache-long-lived.yaml")
+    inputs += ("--run", EXAMPLES / "run.yaml")
+    code, out, err = run_cli("context", *inputs)
+    assert code == 0, err
+    assert (
+        "Keep-warm: while the model is idle, a ping every 55m for up to 2h after its last turn "
+        "(prompt.cache.keepWarm; `promptc render --format anthropic --ping` prints the request)\n"
+    ) in out
+    code, out, _ = run_cli("context", *inputs, "--session", "cron", "--format", "json")
+    assert json.loads(out)["keep_warm"] is None  # cron runs are sent without breakpoints in this layout
+    code, out, _ = run_cli("context", *inputs, "--format", "json")
+    assert json.loads(out)["keep_warm"] == {
+        "every": "55m",
+        "window": "2h",
+        "every_seconds": 3300,
+        "window_seconds": 7200,
+    }

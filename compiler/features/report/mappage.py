@@ -9,6 +9,7 @@ from collections.abc import Iterator
 
 from ..._lib.text import plural
 from ...emit import context
+from ...model.config import duration
 from ...model.prompt import Prompt
 from .blocks import BOUNDARY, STABLE, VOLATILE, Block, PromptMap, build
 from .htmlkit import detail, esc, num, table, tier_class, tier_name
@@ -67,7 +68,9 @@ def _tiers_line(m: PromptMap) -> str:
     if not m.prompt.breakpoints:
         return line + "; this session kind is sent without breakpoints (prompt.cache.uncachedSessions)"
     if m.breakpoints != count:
-        return line + f", sent as {plural(m.breakpoints, 'breakpoint')} (a tier too short to cache joins the next)"
+        line += f", sent as {plural(m.breakpoints, 'breakpoint')} (a tier too short to cache joins the next)"
+    if warm := m.prompt.keep_warm:
+        line += f"; kept warm by a ping every {duration(warm.every)}, for up to {duration(warm.window)} idle"
     return line
 
 

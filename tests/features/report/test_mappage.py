@@ -143,3 +143,10 @@ def test_report_needs_somewhere_to_write(run_cli):
     code, out, err = run_cli("report", *EXAMPLE_INPUTS)
     assert (code, out) == (2, "")
     assert err == "promptc: error: the following arguments are required: --out\n"
+
+
+def test_the_map_says_when_the_cache_is_kept_warm(run_cli, tmp_path):
+    plain = _report(run_cli, tmp_path / "plain.html", *EXAMPLE_INPUTS)
+    warm = _report(run_cli, tmp_path / "warm.html", *EXAMPLE_INPUTS, "--config", EXAMPLES / "cache-long-lived.yaml")
+    assert "<li>3 cache tiers</li>" in plain and "kept warm" not in plain
+    assert "<li>3 cache tiers; kept warm by a ping every 55m, for up to 2h idle</li>" in warm
