@@ -63,8 +63,10 @@ STEPS: dict[str, Step] = {
     p.GEMINI_TURNS: lambda m, _, o: turns.merge_consecutive_assistants(m),
     p.TRAILING_FAILED_TURNS: lambda m, _, o: normalize.drop_trailing_failed_turns(m, o.texts),
     p.BOOTSTRAP_USER_TURN: lambda m, _, o: turns.prepend_bootstrap_turn(m, o.texts.bootstrap_user_turn),
-    p.ANTHROPIC_TURNS: lambda m, pol, o: turns.validate_anthropic_turns(
-        m, o.texts.omitted_tool_calls, pol.signed_thinking_replay
+    # Stripping a dangling call can take away every turn after a failed-turn stand-in, leaving it
+    # last again: the replay still must not end on one.
+    p.ANTHROPIC_TURNS: lambda m, pol, o: normalize.drop_trailing_failed_turns(
+        turns.validate_anthropic_turns(m, o.texts.omitted_tool_calls, pol.signed_thinking_replay), o.texts
     ),
 }
 

@@ -160,6 +160,17 @@ def test_google_drops_a_bad_thought_signature_of_a_failed_turn_merged_into_a_lat
     assert plain(sanitize(once, policy)) == plain(once)
 
 
+@pytest.mark.parametrize("policy", ANTHROPIC_STYLE, ids=lambda p: p.name)
+def test_a_stand_in_the_anthropic_turn_check_leaves_last_is_dropped_in_the_same_pass(policy):
+    # The empty turn becomes the failed-turn stand-in and is merged with the thinking turn after it;
+    # that turn's call is answered by a result naming another tool, so the check strips the call and
+    # its result, and the stand-in is last: it goes now, not on a second pass.
+    history = typed(U("q"), A(usage={"input": 0, "output": 0}), A(thinking(), tc("c1", "exec")), R("c1", name="read"))
+    once = sanitize(history, policy)
+    assert plain(once) == [U("q")]
+    assert plain(sanitize(once, policy)) == plain(once)
+
+
 @pytest.mark.parametrize("policy", ALL_POLICIES, ids=lambda p: p.name)
 def test_an_embedded_result_whose_call_was_dropped_is_stable(policy):
     # The argument-less call is dropped, so the result embedded after it answers nothing: it goes,
