@@ -10,6 +10,9 @@ reads what that one wrote.
 - default: the shipped config (three tiers; 1h on the first, 5m after);
 - one-hour TTL everywhere: the default tiers with `prompt.cache.ttl: 1h`;
 - recommended (long-lived agents): examples/cache-long-lived.yaml, its keep-warm pings included;
+- recommended, no pings: the same without its keep-warm pings;
+- recommended, Anthropic pings: the same with pings after the Anthropic turns only (a runtime
+  sends the gpt-5.5 turns to OpenAI, which has no breakpoint to keep warm);
 - optimized: what `promptc cache optimize` finds for this workspace and trace (`--no-optimize` skips it).
 
 A layout's keep-warm pings (`prompt.cache.keepWarm`) are requests of their own and are priced in
@@ -47,7 +50,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from promptc import Request, RunFacts, load_run_facts  # noqa: E402
-from promptc.features.cache import optimize, replay, simulate, trace  # noqa: E402
+from promptc.features.cache import keepwarm, optimize, replay, simulate, trace  # noqa: E402
 from promptc.features.cache.simulate import Turn, Unit  # noqa: E402
 from promptc.inputs import runfacts  # noqa: E402
 from promptc.inputs.pricing import ANTHROPIC, identity  # noqa: E402
@@ -63,11 +66,15 @@ TRACE = REPO / "examples" / "trace.jsonl"
 WORKSPACES = ("okbest2024-backup", "openclaw-templates-2026.9.6")
 RECOMMENDED = REPO / "examples" / "cache-long-lived.yaml"
 """The README's layout for long-lived agents, as a config layer over the example config."""
+RECOMMENDED_NAME = "recommended (long-lived)"
+ANTHROPIC_PINGED = "recommended, Anthropic pings"
+"""The recommended layout with pings after the Anthropic turns only (the gpt-5.5 turns unpinged)."""
 LAYOUTS: dict[str, tuple[str, ...]] = {
     "single breakpoint 5m": ("prompt.cache.tiers=[]", "prompt.cache.ttl=5m", optimize.NO_KEEP_WARM),
     "default": (),
     "one-hour TTL everywhere": ("prompt.cache.ttl=1h",),
-    "recommended (long-lived)": ("config:" + str(RECOMMENDED),),
+    RECOMMENDED_NAME: ("config:" + str(RECOMMENDED),),
+    "recommended, no pings": ("config:" + str(RECOMMENDED), optimize.NO_KEEP_WARM),
 }
 BASELINE = "single breakpoint 5m"
 KEPT = Path(tempfile.gettempdir()) / "bench-cache-openclaw"
@@ -92,7 +99,16 @@ def price_layouts(workspace: Path, events: tuple[trace.Event, ...]) -> dict[str,
         replayed = replay.replay(request(workspace, overrides), events, TRACE, check_leaks=name == "default")
         assert not replayed.leaks, f"a volatile fact changed the stable part at trace lines {replayed.leaks}"
         turns[name] = replayed.turns(ANTHROPIC)
+        if name == RECOMMENDED_NAME:
+            turns[ANTHROPIC_PINGED] = _anthropic_pings_only(replayed)
     return turns
+
+
+def _anthropic_pings_only(replayed: replay.Replay) -> tuple[Turn, ...]:
+    """The replay with keep-warm pings after the Anthropic turns only: a runtime sends the other
+    providers' turns to OpenAI, which has no breakpoint to keep warm (its 24h retention does that)."""
+    schedules = [c.keep_warm if c.model.startswith("anthropic/") else None for c in replayed.events]
+    return keepwarm.with_pings(replayed.turns(ANTHROPIC, pings=False), schedules)
 
 
 def optimized(workspace: Path, events: tuple[trace.Event, ...]) -> tuple[tuple[Turn, ...], list[str]]:
