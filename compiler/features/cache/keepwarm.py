@@ -18,6 +18,10 @@ from .simulate import Turn
 
 PING_TOKENS = 8
 """What a ping sends besides the cached part: the one-word user message and its framing."""
+SUGGESTED: dict[str, KeepWarm] = {"5m": KeepWarm(4 * 60, 60 * 60), "1h": KeepWarm(55 * 60, 120 * 60)}
+"""Per breakpoint lifetime, the pings worth pricing first: just under the lifetime, so each finds
+the entry alive, for up to an hour (5m) or two (1h) idle. The retention comparison prices both;
+the hour's is the one examples/cache-long-lived.yaml asks for and a seed of `cache optimize`."""
 
 
 def with_pings(turns: Sequence[Turn], schedules: Sequence[KeepWarm | None]) -> tuple[Turn, ...]:

@@ -32,7 +32,7 @@ from ...model.request import Request
 from ...model.units import DYNAMIC_SECTION, DYNAMIC_UNIT, FILE_PREFIX, HEAD_SUFFIX, SECTIONS
 from ...model.workspace import BOOTSTRAP_FILE_NAMES
 from ...warm.sources import KeptSources
-from .keepwarm import with_pings
+from .keepwarm import SUGGESTED, with_pings
 from .replay import Compiled, Replay, replay
 from .simulate import Result, Turn, simulate
 from .trace import Event
@@ -47,8 +47,6 @@ KEEP_WARM_CHOICES = tuple(
 )
 """The keep-warm pings the search tries (interval, window in minutes): just under a 5-minute or an
 hour's lifetime, for a short or a longer idle spell."""
-LONG_LIVED_KEEP_WARM = KeepWarm(55 * 60, 120 * 60)
-"""The pings of the README's layout for long-lived agents."""
 LOAD_ORDER = (*BOOTSTRAP_FILE_NAMES, "memory.md")
 """The order the workspace files are read in (within a tier, the prompt keeps it)."""
 
@@ -247,7 +245,7 @@ def _seeds(model: _Model, cache: CacheConfig) -> list[Layout]:
     quiet = tuple(kind for kind in ("heartbeat", "cron") if kind in model.sessions)
     return [
         _current_layout(model, cache),
-        Layout(long_lived, 3, True, quiet, keep_warm=LONG_LIVED_KEEP_WARM),
+        Layout(long_lived, 3, True, quiet, keep_warm=SUGGESTED["1h"]),
         Layout(tuple((name, 0) for name in model.files), 1, False, ()),
     ]
 

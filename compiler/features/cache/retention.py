@@ -15,13 +15,9 @@ from dataclasses import dataclass
 
 from ...inputs.pricing import RULE_SETS, Rules, with_retention
 from ...model.config import KeepWarm, seconds
-from .keepwarm import with_pings
+from .keepwarm import SUGGESTED, with_pings
 from .replay import Replay
 from .simulate import Result, Turn, simulate
-
-KEEP_WARM_MINUTES = {"5m": (4, 60), "1h": (55, 120)}
-"""Per breakpoint lifetime, the ping interval priced (just under the lifetime, so each ping finds
-the entry alive) and how long after the last turn pings go on, in minutes."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,10 +53,10 @@ def compare(replay: Replay, every: int | None = None) -> tuple[Option, ...]:
         Option("every breakpoint 1h", anthropic.name, simulate(_with_ttl(turns, "1h"), anthropic)),
     ]
     kept = None if every is None else "5m" if every * 60 < seconds("5m") else "1h"
-    for ttl, (interval, window) in KEEP_WARM_MINUTES.items():
+    for ttl, schedule in SUGGESTED.items():
         if ttl == kept and every is not None:
-            interval = every
-        options.append(_keep_warm(_with_ttl(turns, ttl), anthropic, KeepWarm(interval * 60, window * 60), ttl))
+            schedule = dataclasses.replace(schedule, every=every * 60)
+        options.append(_keep_warm(_with_ttl(turns, ttl), anthropic, schedule, ttl))
     automatic = replay.turns(openai)
     for retention in ("in_memory", "24h"):
         rules = with_retention(openai, retention)
